@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { KeyStore } from './auth/key-store.ts';
+import type { Config } from './config.ts';
+import type { Db } from './db/client.ts';
+import { AppError } from './errors.ts';
+import { sendProblem } from './http/problem.ts';
+import { rateLimitHeaders } from './http/rate-limit-headers.ts';
+import { createLimiters } from './http/rate-limit.ts';
+import { createRequestGuard } from './http/request-guard.ts';
+import { registerToolRoutes } from './http/tool-routes.ts';
+import type { Tool } from './registry/define-tool.ts';
+import { TOOLS } from './tools/index.ts';
+
+export type AppDeps = {
+  db: Db;
+  /** Defaults to the full registry; tests may add tools (e.g. a deprecated one). */
+  tools?: readonly Tool[];
+  /** An ioredis client for shared rate-limit counters. */
+  redis?: unknown;
+};
+
+/** Builds the whole service without listening (tests inject requests; src/server.ts listens). */
+export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const tools = deps.tools ?? TOOLS;
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    bodyLimit: config.bodyLimitBytes,
+    // Rate limits key on the socket address; trusting X-Forwarded-For would let callers reset them.
+    trustProxy: false,
+    genReqId: () => randomBytes(8).toString('hex'),
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+  });
+
+  // Fastify parses text/plain by default; tool calls are JSON only.
+  app.removeContentTypeParser('text/plain');
+
+  app.decorateRequest('principal', null);
+  app.decorateRequest('rateLimits', null as never);
+  app.addHook('onRequest', async (req, reply) => {
+    req.rateLimits = [];
+    reply.header('X-Request-Id', req.id);
+  });
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (req.rateLimits?.length) reply.headers(rateLimitHeaders(req.rateLimits));
+    return payload;
+  });
+
+  app.setErrorHandler((err, req, reply) => sendProblem(req, reply, err));
+  app.setNotFoundHandler((req, reply) => sendProblem(req, reply, new AppError('not_found', `Nothing at ${req.method} ${req.url.split('?')[0]}.`)));
+
+  const limiters = await createLimiters(app, config, deps.redis);
+  const guard = createRequestGuard(limiters, new KeyStore(deps.db));
+  const invokeDeps = { db: deps.db, config };
+
+  registerToolRoutes(app, invokeDeps, tools, guard);
+  app.get('/health', async () => ({ ok: true }));
+
+  return app;
+}

@@ -1,0 +1,7 @@
+import type { Db } from '../../db/client.ts';
+import { seedCatalog } from './catalog.ts';
+
+/** The idempotent demo store of the operator contract (design.md §3): every seeder upserts by natural key. */
+export async function seedDemo(db: Db): Promise<Record<string, number>> {
+  return { ...(await seedCatalog(db)) };
+}

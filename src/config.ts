@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+const positiveInt = z.coerce.number().int().positive();
+
+// The only reader of process.env: everything else receives a frozen Config.
+const ConfigSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().min(1).default('.data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  RATE_LIMIT_WINDOW_MS: positiveInt.default(60_000),
+  RATE_LIMIT_ANON_MAX: positiveInt.default(60),
+  RATE_LIMIT_PREAUTH_MAX: positiveInt.default(120),
+  RATE_LIMIT_AUTH_MAX: positiveInt.default(600),
+  REDIS_URL: z.string().url().optional(),
+  DB_POOL_MAX: positiveInt.default(10),
+  BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
+  ALLOWED_ORIGINS: z.string().default(''),
+});
+
+export type Config = Readonly<{
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  logLevel: z.infer<typeof ConfigSchema>['LOG_LEVEL'];
+  publicBaseUrl: string | undefined;
+  rateLimit: Readonly<{ windowMs: number; anonMax: number; preauthMax: number; authMax: number }>;
+  redisUrl: string | undefined;
+  dbPoolMax: number;
+  bodyLimitBytes: number;
+  /** Extra browser origins allowed to call /api/mcp besides the service's own. */
+  allowedOrigins: readonly string[];
+}>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${fields}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    logLevel: e.LOG_LEVEL,
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/$/, ''),
+    rateLimit: Object.freeze({
+      windowMs: e.RATE_LIMIT_WINDOW_MS,
+      anonMax: e.RATE_LIMIT_ANON_MAX,
+      preauthMax: e.RATE_LIMIT_PREAUTH_MAX,
+      authMax: e.RATE_LIMIT_AUTH_MAX,
+    }),
+    redisUrl: e.REDIS_URL,
+    dbPoolMax: e.DB_POOL_MAX,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    allowedOrigins: Object.freeze(e.ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean)),
+  });
+}

@@ -1,0 +1,118 @@
+/**
+ * The closed list of problem codes (design.md §4). Every error the service returns is one of these, rendered as
+ * RFC 9457 problem+json by toProblem(). docs/errors.md documents each code; a test keeps the two in step.
+ */
+export const PROBLEMS = {
+  invalid_json: { status: 400, title: 'Malformed JSON', resolution: 'Send a syntactically valid JSON object as the request body.' },
+  invalid_body: { status: 400, title: 'Body must be a JSON object', resolution: 'Send a JSON object as the body; use {} when the tool takes no fields.' },
+  invalid_request: { status: 400, title: 'Invalid request', resolution: 'Fix the fields named in detail; the tool schema is in /openapi.json.' },
+  invalid_image_url: { status: 400, title: 'Image URL not allowed', resolution: 'Use a public https:// URL without credentials.' },
+  invalid_idempotency_key: { status: 400, title: 'Invalid Idempotency-Key', resolution: 'Send one Idempotency-Key of 1 to 255 visible ASCII characters.' },
+  unauthorized: { status: 401, title: 'Unauthorized', resolution: 'Send Authorization: Bearer <API key>; create a key with the CLI (keys create).' },
+  insufficient_scope: { status: 403, title: 'Forbidden', resolution: 'Use a key that has the scope named in detail.' },
+  forbidden_origin: { status: 403, title: 'Forbidden origin', resolution: 'Call the MCP endpoint from an allowed origin or without an Origin header.' },
+  unknown_tool: { status: 404, title: 'Unknown tool', resolution: 'List the tools in /openapi.json or over MCP tools/list.' },
+  not_found: { status: 404, title: 'Not found', resolution: 'Check the identifier; list the entities to find valid ones.' },
+  method_not_allowed: { status: 405, title: 'Method not allowed', resolution: 'Use POST for tool calls.' },
+  conflict: { status: 409, title: 'Conflict', resolution: 'Choose another unique value (slug or code), or update the existing entity.' },
+  idempotency_in_progress: { status: 409, title: 'Request in progress', resolution: 'A request with this Idempotency-Key is still running; retry after it finishes.' },
+  payload_too_large: { status: 413, title: 'Payload too large', resolution: 'Send a smaller body.' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type', resolution: 'Send Content-Type: application/json.' },
+  confirmation_required: { status: 422, title: 'Confirmation required', resolution: 'Preview with dryRun: true, then repeat the call with confirm: true.' },
+  slug_immutable: { status: 422, title: 'Slug cannot be changed', resolution: 'Remove slug from patch; create a new entity if a new slug is needed.' },
+  category_not_empty: { status: 422, title: 'Category still has products', resolution: 'Move or delete the category’s products first.' },
+  illegal_transition: { status: 422, title: 'Illegal status transition', resolution: 'Choose one of the legal targets listed in detail.' },
+  discount_unavailable: { status: 422, title: 'Discount code unavailable', resolution: 'Use another code, or check it with discounts.list.' },
+  out_of_stock: { status: 422, title: 'Out of stock', resolution: 'Reduce the quantity or choose another product.' },
+  revert_conflict: { status: 422, title: 'Entity changed since this entry', resolution: 'Inspect audit.list for newer entries; pass force: true to revert anyway.' },
+  not_revertible: { status: 422, title: 'Entry cannot be reverted', resolution: 'Only entries of reversible tools can be reverted; see audit.revert.' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency-Key reused', resolution: 'Use a new Idempotency-Key for a different request body.' },
+  empty_cart: { status: 422, title: 'Cart is empty', resolution: 'Add items with cart.add_item before checkout.' },
+  cart_closed: { status: 422, title: 'Cart already checked out', resolution: 'Create a new cart.' },
+  rate_limited: { status: 429, title: 'Too Many Requests', resolution: 'Wait Retry-After seconds, then retry.' },
+  internal_error: { status: 500, title: 'Internal Server Error', resolution: 'Retry later; report the instance value if it persists.' },
+  upstream_error: { status: 502, title: 'Upstream error', resolution: 'Retry later; the external provider failed.' },
+  service_unavailable: { status: 503, title: 'Service unavailable', resolution: 'Retry after Retry-After seconds.' },
+  upstream_timeout: { status: 504, title: 'Upstream timeout', resolution: 'Retry later; the external provider did not answer in time.' },
+} as const satisfies Record<string, { status: number; title: string; resolution: string }>;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+
+export class AppError extends Error {
+  readonly code: ProblemCode;
+  readonly status: number;
+  /** Extra response headers (WWW-Authenticate, Retry-After …). */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ProblemCode, detail: string, headers: Record<string, string> = {}) {
+    super(detail);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = PROBLEMS[code].status;
+    this.headers = headers;
+  }
+}
+
+export type Problem = {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  code: ProblemCode;
+  resolution: string;
+  /** Legacy fields kept for one compatibility window (spec §7.3). */
+  ok: false;
+  error: string;
+};
+
+const QUOTA_EXCEEDED = 'https://iana.org/assignments/http-problem-types#quota-exceeded';
+
+export function problemType(code: ProblemCode): string {
+  return code === 'rate_limited' ? QUOTA_EXCEEDED : `/problems/${code}`;
+}
+
+/** Renders any thrown value as a problem. Unknown errors never reveal their message (it may hold SQL or paths). */
+export function toProblem(err: unknown, instance: string): Problem {
+  const known = err instanceof AppError ? err : classifyUnknown(err);
+  const def = PROBLEMS[known.code];
+  return {
+    type: problemType(known.code),
+    title: def.title,
+    status: def.status,
+    detail: known.message,
+    instance,
+    code: known.code,
+    resolution: def.resolution,
+    ok: false,
+    error: known.message,
+  };
+}
+
+/** Database-level failures that are not bugs: unreachable server, unique and foreign-key violations. */
+export function classifyUnknown(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (isDatabaseUnavailable(err)) {
+    return new AppError('service_unavailable', 'The database is unavailable.', { 'Retry-After': '5' });
+  }
+  const prismaCode = (err as { code?: unknown })?.code;
+  if (prismaCode === 'P2002') return new AppError('conflict', 'A record with this unique value already exists.');
+  if (prismaCode === 'P2003') return new AppError('conflict', 'The record is still referenced by other records.');
+  if (prismaCode === 'P2025') return new AppError('not_found', 'The record does not exist.');
+  return new AppError('internal_error', 'An unexpected error occurred.');
+}
+
+const UNAVAILABLE_NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+
+function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    const { code, message, name, cause } = e as { code?: unknown; message?: unknown; name?: unknown; cause?: unknown };
+    if (typeof code === 'string' && UNAVAILABLE_NET_CODES.has(code)) return true;
+    if (name === 'DriverAdapterError' || name === 'PrismaClientInitializationError') {
+      if (typeof message === 'string' && /connect|terminat|timeout|closed|ECONN|shut/i.test(message)) return true;
+    }
+    if (typeof message === 'string' && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(message)) return true;
+    e = cause;
+  }
+  return false;
+}

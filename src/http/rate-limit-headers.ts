@@ -1,0 +1,30 @@
+/** The state of one rate-limit policy after counting the current request. */
+export type LimitState = {
+  policy: 'anon' | 'preauth' | 'key';
+  limit: number;
+  remaining: number;
+  /** Seconds until this policy's window ends. */
+  resetSeconds: number;
+  windowSeconds: number;
+  exceeded: boolean;
+};
+
+/**
+ * Headers for every policy that counted the request: the structured fields of
+ * draft-ietf-httpapi-ratelimit-headers-11 (a List with one quoted policy id per member) plus the legacy
+ * RateLimit-Limit/-Remaining/-Reset of the most restrictive policy, and Retry-After when one is exceeded.
+ */
+export function rateLimitHeaders(states: readonly LimitState[]): Record<string, string> {
+  if (states.length === 0) return {};
+  const tightest = states.reduce((a, b) => (b.exceeded && !a.exceeded) || b.remaining < a.remaining ? b : a);
+  const headers: Record<string, string> = {
+    'RateLimit-Policy': states.map((s) => `"${s.policy}";q=${s.limit};w=${s.windowSeconds}`).join(', '),
+    RateLimit: states.map((s) => `"${s.policy}";r=${s.remaining};t=${s.resetSeconds}`).join(', '),
+    'RateLimit-Limit': String(tightest.limit),
+    'RateLimit-Remaining': String(tightest.remaining),
+    'RateLimit-Reset': String(tightest.resetSeconds),
+  };
+  const exceeded = states.filter((s) => s.exceeded);
+  if (exceeded.length > 0) headers['Retry-After'] = String(Math.max(1, ...exceeded.map((s) => s.resetSeconds)));
+  return headers;
+}

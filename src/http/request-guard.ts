@@ -1,0 +1,60 @@
+import type { FastifyRequest } from 'fastify';
+import type { KeyStore } from '../auth/key-store.ts';
+import { AppError } from '../errors.ts';
+import type { Principal } from '../registry/define-tool.ts';
+import { rateLimitHeaders, type LimitState } from './rate-limit-headers.ts';
+import type { Limiters } from './rate-limit.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+    rateLimits: LimitState[];
+  }
+}
+
+const INVALID_KEY = 'The API key is missing, malformed, unknown, revoked or expired.';
+const BEARER = /^Bearer ([!-~]+)$/;
+
+/**
+ * onRequest guard for tool and MCP routes, before the body is read:
+ * no Authorization → anonymous limiter; with one → pre-auth limiter (no database work yet), then the key
+ * lookup, then the per-key limiter. The principal (or null) is left on the request for the scope check.
+ */
+export function createRequestGuard(limiters: Limiters, keys: KeyStore) {
+  return async function guard(req: FastifyRequest): Promise<void> {
+    req.principal = null;
+    req.rateLimits = [];
+    const authHeaders = countAuthorizationHeaders(req);
+    if (authHeaders === 0) {
+      await count(req, limiters.anon);
+      return;
+    }
+    await count(req, limiters.preauth);
+    const match = authHeaders === 1 ? BEARER.exec(req.headers.authorization ?? '') : null;
+    const principal = match ? await keys.authenticate(match[1]) : null;
+    if (!principal) {
+      throw new AppError('unauthorized', INVALID_KEY, { 'WWW-Authenticate': 'Bearer realm="agent-api", error="invalid_token"' });
+    }
+    req.principal = principal;
+    await count(req, limiters.key);
+  };
+}
+
+async function count(req: FastifyRequest, limiter: Limiters['anon']): Promise<void> {
+  const state = await limiter(req);
+  req.rateLimits.push(state);
+  if (state.exceeded) {
+    const { 'Retry-After': retryAfter } = rateLimitHeaders([state]);
+    throw new AppError('rate_limited', `Rate limit "${state.policy}" of ${state.limit} requests per ${state.windowSeconds} s exceeded.`, {
+      'Retry-After': retryAfter,
+    });
+  }
+}
+
+// Node keeps only the first of duplicated Authorization headers, so count them in the raw list.
+function countAuthorizationHeaders(req: FastifyRequest): number {
+  const raw = req.raw.rawHeaders;
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') n++;
+  return n;
+}

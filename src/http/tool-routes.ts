@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors.ts';
+import type { Tool } from '../registry/define-tool.ts';
+import { invokeTool, type InvokeDeps } from '../registry/invoke-tool.ts';
+import { deprecationHeaders } from './deprecation.ts';
+
+export const TOOL_PATH_PREFIX = '/api/v1/tools/';
+
+/** One POST route per registry tool; the guard (auth + rate limits) runs before the body is parsed. */
+export function registerToolRoutes(
+  app: FastifyInstance,
+  deps: InvokeDeps,
+  tools: readonly Tool[],
+  guard: (req: import('fastify').FastifyRequest) => Promise<void>,
+): void {
+  for (const tool of tools) {
+    const headers = tool.deprecated ? deprecationHeaders(tool.deprecated) : undefined;
+    app.post(`${TOOL_PATH_PREFIX}${tool.name}`, { onRequest: guard }, async (req, reply) => {
+      const outcome = await invokeTool(deps, { tool, body: req.body, principal: req.principal, requestId: req.id, log: req.log });
+      if (headers) reply.headers(headers);
+      return outcome;
+    });
+  }
+  app.all(`${TOOL_PATH_PREFIX}:name`, { onRequest: guard }, async (req) => {
+    const { name } = req.params as { name: string };
+    if (req.method !== 'POST' && tools.some((t) => t.name === name)) {
+      throw new AppError('method_not_allowed', `Tools are called with POST ${TOOL_PATH_PREFIX}${name}.`, { Allow: 'POST' });
+    }
+    throw new AppError('unknown_tool', `There is no tool named "${name}".`);
+  });
+}

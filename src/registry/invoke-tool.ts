@@ -1,0 +1,125 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { z } from 'zod';
+import type { Config } from '../config.ts';
+import type { Db, Tx } from '../db/client.ts';
+import { AppError } from '../errors.ts';
+import { toJsonValue } from '../domain/json-snapshot.ts';
+import type { Change, Principal, Tool, ToolContext } from './define-tool.ts';
+
+export type InvokeDeps = { db: Db; config: Config };
+
+export type InvokeRequest = {
+  tool: Tool;
+  body: unknown;
+  principal: Principal | null;
+  requestId: string;
+  log: FastifyBaseLogger;
+};
+
+export type InvokeResult =
+  | { ok: true; result: unknown }
+  | { ok: true; result: unknown; dryRun: true; changes: Change[] };
+
+/** Thrown to roll a dry run's transaction back once the handler has produced its result. */
+class DryRunRollback {
+  constructor(readonly result: unknown) {}
+}
+
+/**
+ * The one path every tool call takes, from HTTP and MCP alike:
+ * scope → body shape → input schema → confirm → handler (writes: in one transaction with their audit entries)
+ * → output schema. Authentication and rate limiting happened before, at the transport edge.
+ */
+export async function invokeTool(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> {
+  const { tool } = req;
+  authorize(tool, req.principal);
+  const { confirm, dryRun, ...args } = validateInput(tool, req.body);
+  if (tool.requiresConfirm && confirm !== true && dryRun !== true) {
+    throw new AppError('confirmation_required', `${tool.name} changes data and needs "confirm": true (preview it first with "dryRun": true).`);
+  }
+
+  const changes: Change[] = [];
+  const context = (db: Db | Tx): ToolContext => ({
+    db,
+    principal: req.principal,
+    requestId: req.requestId,
+    log: req.log,
+    config: deps.config,
+    audit: (change) => changes.push(change),
+  });
+
+  if (!tool.write) {
+    return { ok: true, result: shapeOutput(tool, await tool.handler(args, context(deps.db))) };
+  }
+
+  try {
+    const result = await deps.db.$transaction(async (tx) => {
+      const shaped = shapeOutput(tool, await tool.handler(args, context(tx)));
+      if (dryRun === true) throw new DryRunRollback(shaped);
+      if (changes.length > 0) {
+        await tx.auditEntry.createMany({
+          data: changes.map((c) => ({
+            apiKeyId: req.principal?.keyId ?? null,
+            tool: tool.name,
+            entityType: c.entityType,
+            entityId: c.entityId,
+            before: toJsonValue(c.before),
+            after: toJsonValue(c.after),
+            meta: toJsonValue(c.meta),
+            revertOf: c.revertOf ?? null,
+          })),
+        });
+      }
+      return shaped;
+    });
+    return { ok: true, result };
+  } catch (err) {
+    if (err instanceof DryRunRollback) return { ok: true, result: err.result, dryRun: true, changes };
+    throw err;
+  }
+}
+
+function authorize(tool: Tool, principal: Principal | null): void {
+  if (tool.anonymous) return;
+  if (!principal) {
+    throw new AppError('unauthorized', `${tool.name} requires an API key with scope ${tool.scope}.`, {
+      'WWW-Authenticate': `Bearer realm="agent-api", scope="${tool.scope}"`,
+    });
+  }
+  if (!principal.scopes.has(tool.scope)) {
+    throw new AppError('insufficient_scope', `This key lacks the scope ${tool.scope} required by ${tool.name}.`, {
+      'WWW-Authenticate': `Bearer realm="agent-api", error="insufficient_scope", scope="${tool.scope}"`,
+    });
+  }
+}
+
+type ValidatedInput = Record<string, unknown> & { confirm?: unknown; dryRun?: boolean };
+
+function validateInput(tool: Tool, body: unknown): ValidatedInput {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new AppError('invalid_body', 'The request body must be a JSON object; send {} when the tool takes no fields.');
+  }
+  const parsed = tool.validator.safeParse(body);
+  if (!parsed.success) throw new AppError('invalid_request', describeIssues(parsed.error.issues));
+  return parsed.data as ValidatedInput;
+}
+
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .slice(0, 10)
+    .map((issue) => {
+      const path = issue.path.length ? issue.path.map(String).join('.') : '(body)';
+      if (issue.code === 'unrecognized_keys') return `${path}: unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+      return `${path}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+function shapeOutput(tool: Tool, value: unknown): unknown {
+  // Parsing (not just checking) strips any field the output schema does not declare, so nothing leaks.
+  const parsed = tool.output.safeParse(value);
+  if (!parsed.success) {
+    throw new Error(`Output of ${tool.name} does not match its schema: ${describeIssues(parsed.error.issues)}`);
+  }
+  return parsed.data;
+}

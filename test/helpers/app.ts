@@ -1,0 +1,61 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { createKey } from '../../src/auth/key-admin.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import type { Db } from '../../src/db/client.ts';
+import type { Tool } from '../../src/registry/define-tool.ts';
+import { SCOPES, type Scope } from '../../src/registry/scopes.ts';
+import { createTestDatabase } from './database.ts';
+
+export type TestApp = {
+  app: FastifyInstance;
+  db: Db;
+  config: Config;
+  /** A fresh key with these scopes (default: all 20). */
+  key: (scopes?: readonly Scope[]) => Promise<string>;
+  /** POST /api/v1/tools/<name> with a JSON body and optional Bearer key. */
+  call: (name: string, body?: unknown, key?: string, extra?: Partial<InjectOptions>) => Promise<LightMyRequestResponse>;
+  close: () => Promise<void>;
+};
+
+/**
+ * The whole service on its own freshly migrated database. Rate limits are high by default so functional tests
+ * never trip them; limiter tests pass their own env.
+ */
+export async function createTestApp(opts: { env?: Record<string, string>; tools?: readonly Tool[] } = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_ANON_MAX: '100000',
+    RATE_LIMIT_PREAUTH_MAX: '100000',
+    RATE_LIMIT_AUTH_MAX: '100000',
+    DATABASE_URL: database.url,
+    ...opts.env,
+  });
+  const app = await buildApp(config, { db: database.db, tools: opts.tools });
+  await app.ready();
+  return {
+    app,
+    db: database.db,
+    config,
+    key: async (scopes = SCOPES) => (await createKey(database.db, { name: 'test', scopes: [...scopes] })).key,
+    call: (name, body = {}, key, extra = {}) =>
+      app.inject({
+        method: 'POST',
+        url: `/api/v1/tools/${name}`,
+        headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...(extra.headers ?? {}) },
+        payload: typeof body === 'string' ? body : JSON.stringify(body),
+        ...Object.fromEntries(Object.entries(extra).filter(([k]) => k !== 'headers')),
+      }),
+    close: async () => {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
+
+/** Asserts the RFC 9457 shape every error shares and returns the body. */
+export function problemOf(res: LightMyRequestResponse) {
+  return { status: res.statusCode, contentType: String(res.headers['content-type']), body: res.json() as Record<string, unknown> };
+}
