@@ -24,7 +24,7 @@ export function createRequestGuard(limiters: Limiters, keys: KeyStore) {
   return async function guard(req: FastifyRequest): Promise<void> {
     req.principal = null;
     req.rateLimits = [];
-    const authHeaders = countAuthorizationHeaders(req);
+    const authHeaders = countHeader(req, 'authorization');
     if (authHeaders === 0) {
       await count(req, limiters.anon);
       return;
@@ -51,10 +51,10 @@ async function count(req: FastifyRequest, limiter: Limiters['anon']): Promise<vo
   }
 }
 
-// Node keeps only the first of duplicated Authorization headers, so count them in the raw list.
-function countAuthorizationHeaders(req: FastifyRequest): number {
+/** Node keeps only the first of some duplicated headers (Authorization) and joins others, so count raw ones. */
+export function countHeader(req: FastifyRequest, lowerCaseName: string): number {
   const raw = req.raw.rawHeaders;
   let n = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') n++;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === lowerCaseName.length && raw[i].toLowerCase() === lowerCaseName) n++;
   return n;
 }

@@ -1,23 +1,34 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { Tool } from '../registry/define-tool.ts';
-import { invokeTool, type InvokeDeps } from '../registry/invoke-tool.ts';
+import { parseIdempotencyKey } from '../registry/idempotency.ts';
+import { invokeTool, type InvokeDeps, type InvokeResult } from '../registry/invoke-tool.ts';
+import { countHeader } from './request-guard.ts';
 import { deprecationHeaders } from './deprecation.ts';
 
 export const TOOL_PATH_PREFIX = '/api/v1/tools/';
+
+function idempotencyKeyOf(req: FastifyRequest): string | undefined {
+  if (countHeader(req, 'idempotency-key') > 1) throw new AppError('invalid_idempotency_key', 'Send exactly one Idempotency-Key header.');
+  return parseIdempotencyKey(req.headers['idempotency-key']);
+}
 
 /** One POST route per registry tool; the guard (auth + rate limits) runs before the body is parsed. */
 export function registerToolRoutes(
   app: FastifyInstance,
   deps: InvokeDeps,
   tools: readonly Tool[],
-  guard: (req: import('fastify').FastifyRequest) => Promise<void>,
+  guard: (req: FastifyRequest) => Promise<void>,
 ): void {
   for (const tool of tools) {
     const headers = tool.deprecated ? deprecationHeaders(tool.deprecated) : undefined;
     app.post(`${TOOL_PATH_PREFIX}${tool.name}`, { onRequest: guard }, async (req, reply) => {
-      const outcome = await invokeTool(deps, { tool, body: req.body, principal: req.principal, requestId: req.id, log: req.log });
+      const idempotencyKey = tool.write ? idempotencyKeyOf(req) : undefined;
+      const { replayed, ...outcome } = await invokeTool(deps, {
+        tool, body: req.body, principal: req.principal, requestId: req.id, log: req.log, idempotencyKey,
+      }) as InvokeResult & { replayed?: true };
       if (headers) reply.headers(headers);
+      if (replayed) reply.header('Idempotent-Replayed', 'true');
       return outcome;
     });
   }

@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { Db, Tx } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 import { toJsonValue } from '../domain/json-snapshot.ts';
+import { claimIdempotencyKey, recordOutcome, replay, requestHash, type IdempotencyClaim, type StoredOutcome } from './idempotency.ts';
 import type { Change, Principal, Tool, ToolContext } from './define-tool.ts';
 
 export type InvokeDeps = { db: Db; config: Config };
@@ -14,15 +15,22 @@ export type InvokeRequest = {
   principal: Principal | null;
   requestId: string;
   log: FastifyBaseLogger;
+  /** From the Idempotency-Key header (HTTP) or `_meta.idempotencyKey` (MCP); only write tools use it. */
+  idempotencyKey?: string;
 };
 
 export type InvokeResult =
-  | { ok: true; result: unknown }
+  | { ok: true; result: unknown; replayed?: true }
   | { ok: true; result: unknown; dryRun: true; changes: Change[] };
 
 /** Thrown to roll a dry run's transaction back once the handler has produced its result. */
 class DryRunRollback {
   constructor(readonly result: unknown) {}
+}
+
+/** Thrown to leave the transaction when an earlier call with the same Idempotency-Key is replayed. */
+class Replay {
+  constructor(readonly outcome: StoredOutcome) {}
 }
 
 /**
@@ -52,8 +60,19 @@ export async function invokeTool(deps: InvokeDeps, req: InvokeRequest): Promise<
     return { ok: true, result: shapeOutput(tool, await tool.handler(args, context(deps.db))) };
   }
 
+  // A dry run consumes nothing, not even the idempotency key.
+  const idem: IdempotencyClaim | null =
+    req.idempotencyKey && req.principal && dryRun !== true
+      ? { apiKeyId: req.principal.keyId, key: req.idempotencyKey, tool: tool.name, requestHash: requestHash(tool.name, req.body) }
+      : null;
+  let executing = false;
   try {
     const result = await deps.db.$transaction(async (tx) => {
+      if (idem) {
+        const earlier = await claimIdempotencyKey(tx, idem);
+        if (earlier) throw new Replay(earlier);
+      }
+      executing = true;
       const shaped = shapeOutput(tool, await tool.handler(args, context(tx)));
       if (dryRun === true) throw new DryRunRollback(shaped);
       if (changes.length > 0) {
@@ -70,11 +89,20 @@ export async function invokeTool(deps: InvokeDeps, req: InvokeRequest): Promise<
           })),
         });
       }
+      if (idem) await recordOutcome(tx, idem, { status: 200, body: { ok: true, result: shaped } });
       return shaped;
     });
     return { ok: true, result };
   } catch (err) {
     if (err instanceof DryRunRollback) return { ok: true, result: err.result, dryRun: true, changes };
+    if (err instanceof Replay) return replay(err.outcome);
+    // A domain failure after execution began is remembered too, so a retry gets the same answer (Stripe's rule);
+    // the write itself was rolled back. Infrastructure failures (5xx) stay retryable.
+    if (idem && executing && err instanceof AppError && err.status < 500) {
+      await recordOutcome(deps.db, idem, { status: err.status, body: { code: err.code, detail: err.message } }).catch((e) =>
+        req.log.warn({ err: e }, 'could not record idempotent error outcome'),
+      );
+    }
     throw err;
   }
 }

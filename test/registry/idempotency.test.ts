@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseIdempotencyKey, requestHash } from '../../src/registry/idempotency.ts';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+
+let t: TestApp;
+let key: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  key = await t.key(['products:write', 'audit:read']);
+});
+afterAll(async () => { await t?.close(); });
+
+const product = (slug: string, priceDkk = 1000) => ({ name: 'Round tortoise', slug, description: 'A round tortoise frame.', priceDkk, stock: 1 });
+const withKey = (k: string) => ({ headers: { 'idempotency-key': k } });
+
+describe('Idempotency-Key header parsing', () => {
+  it('accepts an sf-string and the bare token as the same key', () => {
+    expect(parseIdempotencyKey('"abc-123"')).toBe('abc-123');
+    expect(parseIdempotencyKey('abc-123')).toBe('abc-123');
+    expect(parseIdempotencyKey(undefined)).toBeUndefined();
+  });
+  it('refuses empty, over-long and non-ASCII keys', () => {
+    for (const bad of ['', '""', 'x'.repeat(256), 'sp ace', 'ünï']) expect(() => parseIdempotencyKey(bad)).toThrow();
+  });
+  it('fingerprints tool and body independent of key order', () => {
+    expect(requestHash('a', { x: 1, y: 2 })).toBe(requestHash('a', { y: 2, x: 1 }));
+    expect(requestHash('a', { x: 1 })).not.toBe(requestHash('b', { x: 1 }));
+  });
+});
+
+describe('POST /api/v1/tools/products.create with Idempotency-Key', () => {
+  it('replays the first result for the same key and body, creating one product', async () => {
+    const first = await t.call('products.create', product('idem-a'), key, withKey('k-a'));
+    const second = await t.call('products.create', product('idem-a'), key, withKey('"k-a"'));
+    expect(first.statusCode).toBe(200);
+    expect(second.statusCode).toBe(200);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(second.json()).toEqual(first.json());
+    expect(await t.db.product.count({ where: { slug: 'idem-a' } })).toBe(1);
+    expect(await t.db.auditEntry.count({ where: { tool: 'products.create', entityId: first.json().result.id } })).toBe(1);
+  });
+
+  it('refuses the same key with another body (422 idempotency_key_reused)', async () => {
+    await t.call('products.create', product('idem-b'), key, withKey('k-b'));
+    const res = await t.call('products.create', product('idem-b', 2000), key, withKey('k-b'));
+    expect(res.statusCode).toBe(422);
+    expect(res.json().code).toBe('idempotency_key_reused');
+    expect((await t.db.product.findUniqueOrThrow({ where: { slug: 'idem-b' } })).priceDkk).toBe(1000n);
+  });
+
+  it('creates exactly one entity for 10 concurrent identical calls', async () => {
+    const results = await Promise.all(Array.from({ length: 10 }, () => t.call('products.create', product('idem-c'), key, withKey('k-c'))));
+    const statuses = results.map((r) => r.statusCode);
+    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
+    for (const r of results.filter((x) => x.statusCode === 409)) expect(r.json().code).toBe('idempotency_in_progress');
+    expect(await t.db.product.count({ where: { slug: 'idem-c' } })).toBe(1);
+    expect(await t.db.idempotencyRecord.count({ where: { key: 'k-c' } })).toBe(1);
+  });
+
+  it('replays a domain error that happened after execution began', async () => {
+    const first = await t.call('products.update', { slug: 'idem-later', patch: { stock: 5 } }, key, withKey('k-d'));
+    expect(first.statusCode).toBe(404);
+    await t.call('products.create', product('idem-later'), key);
+    const retry = await t.call('products.update', { slug: 'idem-later', patch: { stock: 5 } }, key, withKey('k-d'));
+    expect(retry.statusCode).toBe(404);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect((await t.db.product.findUniqueOrThrow({ where: { slug: 'idem-later' } })).stock).toBe(1n);
+  });
+
+  it('does not consume the key on a dry run or a validation failure', async () => {
+    const dry = await t.call('products.create', { ...product('idem-e'), dryRun: true }, key, withKey('k-e'));
+    expect(dry.json().dryRun).toBe(true);
+    const invalid = await t.call('products.create', { ...product('idem-e'), priceDkk: -1 }, key, withKey('k-e'));
+    expect(invalid.statusCode).toBe(400);
+    const real = await t.call('products.create', product('idem-e'), key, withKey('k-e'));
+    expect(real.statusCode).toBe(200);
+    expect(real.headers['idempotent-replayed']).toBeUndefined();
+    expect(await t.db.product.count({ where: { slug: 'idem-e' } })).toBe(1);
+  });
+
+  it('refuses a key over 255 characters and duplicated headers with 400', async () => {
+    const long = await t.call('products.create', product('idem-f'), key, withKey('x'.repeat(256)));
+    expect(long.statusCode).toBe(400);
+    expect(long.json().code).toBe('invalid_idempotency_key');
+    const dup = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/tools/products.create',
+      // light-my-request sends an array value as repeated headers
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'idempotency-key': ['a', 'b'] },
+      payload: JSON.stringify(product('idem-f')),
+    });
+    expect(dup.statusCode).toBe(400);
+    expect(await t.db.product.count({ where: { slug: 'idem-f' } })).toBe(0);
+  });
+
+  it('scopes keys to the API key: another key may reuse the same Idempotency-Key', async () => {
+    const other = await t.key(['products:write']);
+    await t.call('products.create', product('idem-g'), key, withKey('shared'));
+    const res = await t.call('products.create', product('idem-h'), other, withKey('shared'));
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
+  });
+});
