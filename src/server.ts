@@ -1,26 +1,41 @@
-import closeWithGrace from 'close-with-grace';
 import { Redis } from 'ioredis';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createDb } from './db/client.ts';
 import { openDatabase } from './db/open-database.ts';
+import { onShutdownSignal } from './shutdown.ts';
 
 // The only entry that listens: config → database (embedded if needed) → migrations → app → listen → graceful stop.
 const config = loadConfig();
-const database = await openDatabase(config, (msg) => console.log(`[db] ${msg}`));
-const db = createDb({ connectionString: database.url, poolMax: config.dbPoolMax });
-// Shared rate-limit counters when several instances run; in-process counters otherwise.
-const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
-const app = await buildApp(config, { db, redis });
 
-closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
-  if (err) app.log.error({ err }, 'fatal error, shutting down');
-  else app.log.info({ signal }, 'shutting down: draining in-flight requests');
-  // app.close() stops accepting connections and waits for in-flight requests before resolving.
-  await app.close();
-  await db.$disconnect();
-  redis?.disconnect();
-  await database.stop();
-});
+// Installed before anything starts, so a signal during start-up still stops what was already started (an
+// embedded PostgreSQL must never be orphaned). Resources close in reverse order of opening.
+const closers: Array<() => Promise<unknown> | unknown> = [];
+const closeAll = async () => {
+  for (const close of closers.reverse()) await close();
+};
+onShutdownSignal(
+  async (signal) => {
+    console.log(`[server] ${signal}: draining in-flight requests, then stopping`);
+    await closeAll();
+  },
+  { forceAfterMs: 15_000, log: (msg) => console.error(`[server] ${msg}`) },
+);
 
-await app.listen({ host: config.host, port: config.port });
+try {
+  const database = await openDatabase(config, (msg) => console.log(`[db] ${msg}`));
+  closers.push(() => database.stop());
+  const db = createDb({ connectionString: database.url, poolMax: config.dbPoolMax });
+  closers.push(() => db.$disconnect());
+  // Shared rate-limit counters when several instances run; in-process counters otherwise.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+  if (redis) closers.push(() => redis.disconnect());
+  const app = await buildApp(config, { db, redis });
+  // app.close() stops accepting connections and resolves once in-flight requests have been answered.
+  closers.push(() => app.close());
+  await app.listen({ host: config.host, port: config.port });
+} catch (err) {
+  console.error('[server] failed to start:', err);
+  await closeAll();
+  process.exit(1);
+}
