@@ -32,6 +32,11 @@ export type EmbeddedPostgres = {
   stop: () => Promise<void>;
   /** True when this process started the server and must stop it; false when reusing another's. */
   owned: boolean;
+  /**
+   * Gives up ownership without stopping: the server outlives this process (no stop at exit) and the next
+   * startEmbeddedPostgres() on the data directory adopts it. For a process that finds others still using it.
+   */
+  detach: () => void;
 };
 
 export type EmbeddedPostgresOptions = {
@@ -98,20 +103,31 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
       await writeState(stateFile, { port: started.port, password, ownerPid: process.pid });
       result = { port: started.port, password, owned: true, pid: started.pid, child: started.child };
     }
-    await ensureDatabase(result.port, result.password, database);
   } finally {
     await release();
   }
 
+  const controls = result.owned
+    ? ownerControls(result.pid, result.child, log)
+    : { stop: async () => {}, detach: () => {} };
+  try {
+    await ensureDatabase(result.port, result.password, database);
+  } catch (err) {
+    await controls.stop(); // do not leave a server behind that nobody holds
+    throw err;
+  }
   const url = `postgresql://${USER}:${result.password}@${HOST}:${result.port}/${encodeURIComponent(database)}`;
-  if (!result.owned) return { url, owned: false, stop: async () => {} };
-  return { url, owned: true, stop: ownerStop(result.pid, result.child, log) };
+  return { url, owned: result.owned, ...controls };
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Stopping
 
-function ownerStop(pid: number, child: ChildProcess | undefined, log: (m: string) => void): () => Promise<void> {
+function ownerControls(
+  pid: number,
+  child: ChildProcess | undefined,
+  log: (m: string) => void,
+): { stop: () => Promise<void>; detach: () => void } {
   // If this process exits without calling stop() (process.exit in a CLI, an uncaught error), the server
   // still gets a fast shutdown request. 'exit' handlers must be synchronous; kill() is.
   const onExit = () => {
@@ -123,7 +139,10 @@ function ownerStop(pid: number, child: ChildProcess | undefined, log: (m: string
   };
   process.on('exit', onExit);
   let stopping: Promise<void> | undefined;
-  return () => {
+  const detach = () => {
+    process.off('exit', onExit);
+  };
+  const stop = () => {
     stopping ??= (async () => {
       process.off('exit', onExit);
       if (!isAlive(pid)) return;
@@ -144,6 +163,7 @@ function ownerStop(pid: number, child: ChildProcess | undefined, log: (m: string
     })();
     return stopping;
   };
+  return { stop, detach };
 }
 
 async function waitForExit(pid: number, exited: Promise<void> | undefined, ms: number): Promise<boolean> {
@@ -323,25 +343,21 @@ async function readPostmasterPid(pgDir: string): Promise<Running | null> {
 async function findRunning(pgDir: string, deadline: number): Promise<Running | null> {
   while (true) {
     const pm = await readPostmasterPid(pgDir);
-    if (!pm) return null;
-    if (!isAlive(pm.pid) || !isPostgresProcess(pm.pid)) {
-      // Left by a crashed server. PostgreSQL would overwrite it itself, except when the pid was reused
-      // by an unrelated process; we hold pg.lock, so nobody else is starting a server right now.
-      await fs.rm(path.join(pgDir, 'postmaster.pid'), { force: true });
-      return null;
-    }
+    // A postmaster.pid left by a crashed server, or whose pid now belongs to another program: not running.
+    // Never delete the file ourselves: PostgreSQL checks it (and its shared memory) before overwriting it,
+    // which is what keeps two postmasters off one data directory.
+    if (!pm || !isAlive(pm.pid) || isOtherProgram(pm.pid)) return null;
     if (pm.status === 'ready' && pm.port > 0) return pm;
     if (Date.now() > deadline) throw new Error(`PostgreSQL on ${pgDir} stayed "${pm.status}" (pid ${pm.pid})`);
     await sleep(100);
   }
 }
 
-function isPostgresProcess(pid: number): boolean {
-  if (process.platform !== 'linux') return true;
+/** True only when we can see that `pid` is not a PostgreSQL process (Linux /proc); false when unsure. */
+function isOtherProgram(pid: number): boolean {
+  if (process.platform !== 'linux') return false;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    if (/\) Z /.test(stat)) return false; // a zombie is dead
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('postgres');
+    return !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('postgres');
   } catch {
     return false;
   }

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { Config } from '../config.ts';
 import { startEmbeddedPostgres } from './embedded.ts';
 import { migrate } from './migrate.ts';
@@ -9,15 +10,49 @@ export type DatabaseHandle = { url: string; stop: () => Promise<void> };
  * checkout (server and CLI) that already started it. Pending migrations are applied either way.
  */
 export async function openDatabase(config: Config, log: (msg: string) => void): Promise<DatabaseHandle> {
-  const handle: DatabaseHandle = config.databaseUrl
-    ? { url: config.databaseUrl, stop: async () => {} }
-    : await startEmbeddedPostgres({ dataDir: config.dataDir, log });
+  if (config.databaseUrl) {
+    await migrateAndLog(config.databaseUrl, log);
+    return { url: config.databaseUrl, stop: async () => {} };
+  }
+  const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, log });
+  const handle: DatabaseHandle = {
+    url: embedded.url,
+    // The CLI may have started the server that `npm start` then reused: whoever started it leaves it running
+    // while another process is still connected; the next process to start adopts and later stops it.
+    stop: async () => {
+      if (embedded.owned && (await otherClientsConnected(embedded.url))) {
+        log('embedded PostgreSQL left running: another process is still connected');
+        embedded.detach();
+      } else {
+        await embedded.stop();
+      }
+    },
+  };
   try {
-    const applied = await migrate(handle.url, { log });
-    if (applied.length > 0) log(`applied migrations: ${applied.join(', ')}`);
+    await migrateAndLog(handle.url, log);
   } catch (err) {
-    await handle.stop();
+    await embedded.stop();
     throw err;
   }
   return handle;
+}
+
+async function migrateAndLog(url: string, log: (msg: string) => void): Promise<void> {
+  const applied = await migrate(url, { log });
+  if (applied.length > 0) log(`applied migrations: ${applied.join(', ')}`);
+}
+
+async function otherClientsConnected(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+    );
+    return rows[0].n > 0;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }

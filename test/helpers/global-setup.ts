@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded.ts';
 import { migrate } from '../../src/db/migrate.ts';
 
 declare module 'vitest' {
@@ -28,17 +28,23 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const started = Date.now();
   const log = process.env.TEST_DB_DEBUG ? (m: string) => console.log(`[test-db] ${m}`) : () => {};
   let serverUrl = process.env.DATABASE_URL;
-  let stopEmbedded = async () => {};
+  /** At teardown: the embedded server again (null with DATABASE_URL), to drop our databases and maybe stop it. */
+  let reacquire = async (): Promise<EmbeddedPostgres | null> => null;
   if (!serverUrl) {
-    const embedded = await startEmbeddedPostgres({
-      dataDir: path.join(ROOT, '.data', 'test-pg'),
-      log,
-      database: 'agent_api_test',
-      // Disposable data: trade crash safety for speed (CREATE DATABASE and commits skip fsync).
-      settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '300' },
-    });
+    const dataDir = path.join(ROOT, '.data', 'test-pg');
+    const start = () =>
+      startEmbeddedPostgres({
+        dataDir,
+        log,
+        database: 'agent_api_test',
+        // Disposable data: trade crash safety for speed (CREATE DATABASE and commits skip fsync).
+        settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '300' },
+      });
+    const embedded = await start();
     serverUrl = embedded.url;
-    stopEmbedded = embedded.stop;
+    // Another `vitest run` may share this server (it got owned: false). If its owner has exited meanwhile,
+    // start() adopts the orphan (owned: true), or starts it again so our databases can still be dropped.
+    reacquire = async () => (embedded.owned ? embedded : await start());
   }
 
   // Short and unique per run: several runs (or machines) may share one server.
@@ -53,10 +59,21 @@ export default async function setup(project: TestProject): Promise<() => Promise
   log(`template ${template} ready in ${Date.now() - started} ms`);
 
   return async () => {
+    const server = await reacquire();
+    const url = server?.url ?? serverUrl;
     try {
-      await dropRunDatabases(serverUrl, prefix);
+      await dropRunDatabases(url, prefix);
     } finally {
-      await stopEmbedded();
+      // Stop only an embedded server that is ours and that no other test run is still using.
+      if (server?.owned) {
+        if (await usedByOtherRuns(url, prefix)) {
+          // Keep it running past our exit; the last run to finish adopts and stops it.
+          server.detach();
+          log('embedded PostgreSQL left running: another test run is using it');
+        } else {
+          await server.stop();
+        }
+      }
     }
   };
 }
@@ -75,6 +92,38 @@ async function dropRunDatabases(serverUrl: string, prefix: string) {
     }
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * Whether another test run still uses this (embedded, local) server: a client connection other than ours,
+ * or the template database of another live run (it exists from that run's setup to its teardown, also while
+ * the run happens to hold no connection).
+ */
+async function usedByOtherRuns(serverUrl: string, prefix: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+    );
+    if (rows[0].n > 0) return true;
+    const templates = await client.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname ~ '^agent_api_test_[0-9]+_[0-9a-f]+_tpl$' AND datname <> $1`,
+      [`${prefix}_tpl`],
+    );
+    return templates.rows.some(({ datname }) => isAlive(Number(datname.split('_')[3])));
+  } finally {
+    await client.end();
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
