@@ -62,3 +62,6 @@ export const StoredLayout = z.object({
   ),
 });
 export type StoredLayoutValue = z.infer<typeof StoredLayout>;
+
+/** A Json column read back as a layout; the reading tool's output schema (StoredLayout) checks the shape. */
+export const asStoredLayout = (column: unknown) => column as StoredLayoutValue | null;
