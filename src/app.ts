@@ -9,6 +9,8 @@ import { rateLimitHeaders } from './http/rate-limit-headers.ts';
 import { createLimiters } from './http/rate-limit.ts';
 import { createRequestGuard } from './http/request-guard.ts';
 import { registerToolRoutes } from './http/tool-routes.ts';
+import { registerWellKnown } from './http/well-known.ts';
+import { registerMcp } from './mcp/mcp-route.ts';
 import type { Tool } from './registry/define-tool.ts';
 import { TOOLS } from './tools/index.ts';
 
@@ -56,6 +58,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const invokeDeps = { db: deps.db, config };
 
   registerToolRoutes(app, invokeDeps, tools, guard);
+  registerMcp(app, { deps: invokeDeps, tools, guard, config });
+  registerWellKnown(app, { config, tools });
   app.get('/health', async () => ({ ok: true }));
 
   return app;

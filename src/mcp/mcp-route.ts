@@ -1,0 +1,140 @@
+import { isIP } from 'node:net';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Config } from '../config.ts';
+import { AppError } from '../errors.ts';
+import { baseUrlOf } from '../http/base-url.ts';
+import { problemInstance } from '../http/problem.ts';
+import { rateLimitHeaders } from '../http/rate-limit-headers.ts';
+import type { createRequestGuard } from '../http/request-guard.ts';
+import type { Tool } from '../registry/define-tool.ts';
+import type { InvokeDeps } from '../registry/invoke-tool.ts';
+import { buildMcpCatalog, createMcpServer, MCP_PROTOCOL_VERSIONS, type McpCatalog } from './create-mcp-server.ts';
+import { buildProtectedResourceMetadata, buildServerCard, MCP_PATH, PROTECTED_RESOURCE_PATH, SERVER_CARD_PATHS } from './server-card.ts';
+
+export type McpRouteOptions = {
+  deps: InvokeDeps;
+  tools: readonly Tool[];
+  /** The same auth + rate-limit guard as the tool routes. */
+  guard: ReturnType<typeof createRequestGuard>;
+  config: Config;
+};
+
+/** Discovery documents are public, cacheable and readable from any browser origin (hardening.md §1.5). */
+const DISCOVERY_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'GET',
+  'Access-Control-Allow-Headers': 'Content-Type',
+  'Cache-Control': 'public, max-age=3600',
+};
+
+/**
+ * MCP over Streamable HTTP at /api/mcp, stateless: each POST gets a fresh server and transport, so any instance
+ * answers any request. Also serves the server card (two paths) and the RFC 9728 protected-resource metadata.
+ */
+export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): void {
+  const { deps, config, guard } = opts;
+  // Built on first use, not in buildApp: converting every schema takes ~0.5 s cold, which every test app would pay.
+  let catalog: McpCatalog | undefined;
+  const getCatalog = () => (catalog ??= buildMcpCatalog(opts.tools));
+
+  /** The guard's 401 plus the RFC 9728 pointer MCP clients follow to learn how to authenticate. */
+  async function guardWithResourceMetadata(req: FastifyRequest): Promise<void> {
+    try {
+      await guard(req);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'unauthorized') throw err;
+      const challenge = err.headers['WWW-Authenticate'] ?? 'Bearer realm="agent-api"';
+      throw new AppError('unauthorized', err.message, {
+        ...err.headers,
+        'WWW-Authenticate': `${challenge}, resource_metadata="${baseUrlOf(req, config)}${PROTECTED_RESOURCE_PATH}"`,
+      });
+    }
+  }
+
+  // Origin first (a hostile page gets nothing, not even a key lookup), then the protocol version, then auth.
+  const onRequest = [
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      if (req.headers.origin !== undefined && !isAllowedOrigin(req.headers.origin, req, config)) {
+        return reply.code(403).send(jsonRpcError(-32000, 'Forbidden origin'));
+      }
+    },
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      const version = req.headers['mcp-protocol-version'];
+      if (version !== undefined && (typeof version !== 'string' || !MCP_PROTOCOL_VERSIONS.includes(version))) {
+        return reply.code(400).send(jsonRpcError(-32000, `Bad Request: unsupported MCP-Protocol-Version (supported: ${MCP_PROTOCOL_VERSIONS.join(', ')})`));
+      }
+    },
+    guardWithResourceMetadata,
+  ];
+
+  app.post(MCP_PATH, { onRequest }, async (req, reply) => {
+    const server = createMcpServer(deps, getCatalog(), { principal: req.principal, requestId: req.id, log: req.log, instance: problemInstance(req) });
+    // JSON responses, not SSE: a stateless server has nothing to stream between requests.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // From here the SDK writes the raw response, and hijacked replies skip onSend: copy X-Request-Id and the
+    // rate-limit headers now (Node merges setHeader values into the SDK's writeHead).
+    reply.hijack();
+    const headers = { ...reply.getHeaders(), ...rateLimitHeaders(req.rateLimits) };
+    for (const [name, value] of Object.entries(headers)) if (value !== undefined) reply.raw.setHeader(name, value);
+    // Server.close() also closes its transport; a failure there must not become an unhandled rejection.
+    reply.raw.on('close', () => {
+      server.close().catch((err: unknown) => req.log.warn({ err }, 'closing the MCP server failed'));
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req.raw, reply.raw, req.body);
+    } catch (err) {
+      req.log.error({ err }, 'MCP request failed');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify(jsonRpcError(-32603, 'Internal error')));
+      }
+    }
+  });
+
+  // Stateless: no SSE stream to open with GET and no session to end with DELETE.
+  app.route({
+    method: ['GET', 'DELETE'],
+    url: MCP_PATH,
+    handler: async (_req, reply) =>
+      reply.code(405).header('Allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this stateless server only takes POST.')),
+  });
+
+  for (const path of SERVER_CARD_PATHS) {
+    app.get(path, async (req, reply) =>
+      // Serialized here (not by Fastify) so both paths answer the very same bytes.
+      reply.headers(DISCOVERY_HEADERS).type('application/json; charset=utf-8').send(JSON.stringify(buildServerCard(baseUrlOf(req, config), getCatalog()))),
+    );
+  }
+  app.get(PROTECTED_RESOURCE_PATH, async (req, reply) =>
+    reply.headers(DISCOVERY_HEADERS).send(buildProtectedResourceMetadata(baseUrlOf(req, config))),
+  );
+}
+
+function jsonRpcError(code: number, message: string) {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+/**
+ * MCP's transport rules require validating Origin against DNS rebinding. Allowed: PUBLIC_BASE_URL's origin,
+ * ALLOWED_ORIGINS, and the request's own Host-derived origin only when that host is an IP literal or localhost —
+ * a DNS name in Host proves nothing, since a rebinding attacker controls both it and Origin.
+ */
+export function isAllowedOrigin(origin: string, req: FastifyRequest, config: Config): boolean {
+  const normalized = originOf(origin);
+  if (normalized === null) return false;
+  const allowed = [...config.allowedOrigins, ...(config.publicBaseUrl ? [config.publicBaseUrl] : [])].map(originOf);
+  if (allowed.includes(normalized)) return true;
+  const hostname = req.hostname.replace(/^\[|\]$/g, '');
+  const rebindingSafe = isIP(hostname) !== 0 || hostname === 'localhost';
+  return rebindingSafe && normalized === originOf(`${req.protocol}://${req.host}`);
+}
+
+function originOf(value: string): string | null {
+  try {
+    const { origin } = new URL(value);
+    return origin === 'null' ? null : origin;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,164 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { PROBLEMS, type ProblemCode } from '../errors.ts';
+import { TOOL_PATH_PREFIX } from '../http/tool-routes.ts';
+import type { Tool } from '../registry/define-tool.ts';
+import { deprecationNotice } from '../registry/deprecation-notice.ts';
+import { ChangeSchema, resultEnvelope } from '../registry/result-envelope.ts';
+
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+export const OPENAPI_INFO = { title: 'Agent API', version: '1.0.0' } as const;
+export const OPENAPI_CONTENT_TYPE = 'application/vnd.oai.openapi+json;version=3.1';
+const SECURITY_SCHEME = 'bearerAuth';
+
+const PROBLEM_CODES = Object.keys(PROBLEMS) as [ProblemCode, ...ProblemCode[]];
+
+// `.meta({ id })` makes zod-to-openapi emit these as components and $ref them. They are copies: the shared
+// ChangeSchema stays id-free so the MCP output schemas (z.toJSONSchema) stay self-contained.
+const ProblemDetails = z
+  .object({
+    type: z.string().describe('URI of the problem type: /problems/<code> on this service (a human page), or the IANA quota-exceeded type for 429.'),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string().describe('What went wrong with this request (validation errors name the field paths).'),
+    instance: z.string().describe('<path>#req-<request id>; the request id is also sent as X-Request-Id.'),
+    code: z.enum(PROBLEM_CODES).describe('Stable machine-readable problem code.'),
+    resolution: z.string().describe('What to do next.'),
+    ok: z.literal(false).describe('Legacy field, kept for one compatibility window.'),
+    error: z.string().describe('Legacy field (= detail), kept for one compatibility window.'),
+  })
+  .meta({ id: 'ProblemDetails', description: 'RFC 9457 problem details with this service’s code and resolution members.' });
+const ChangeComponent = ChangeSchema.meta({ id: 'Change', description: 'One entity a write would change.' });
+
+/** Response headers, declared once under components.headers. */
+const HEADERS = {
+  'RateLimit-Policy': 'Quota policies that counted this request (draft-ietf-httpapi-ratelimit-headers), e.g. `"anon";q=60;w=60`.',
+  RateLimit: 'Remaining quota per policy, e.g. `"anon";r=59;t=60`.',
+  'RateLimit-Limit': 'Legacy: quota of the most restrictive policy.',
+  'RateLimit-Remaining': 'Legacy: requests left in the window of the most restrictive policy.',
+  'RateLimit-Reset': 'Legacy: seconds until that window ends.',
+  'Retry-After': 'Seconds to wait before retrying.',
+  'WWW-Authenticate': 'Bearer challenge naming the required scope.',
+  'X-Request-Id': 'Identifier of this request in the service logs.',
+  Deprecation: 'RFC 9745: the operation is deprecated (Unix time when it was).',
+  Sunset: 'RFC 8594: the HTTP-date after which the operation may be removed.',
+  Link: 'rel="deprecation": the migration guide.',
+  'Idempotent-Replayed': '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
+} as const;
+type HeaderName = keyof typeof HEADERS;
+
+const RATE_LIMIT_HEADERS: HeaderName[] = ['RateLimit-Policy', 'RateLimit', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+
+/** The spec's six declared error statuses (§4, §7) plus the additive ones of design.md §4, with their headers. */
+const ERROR_RESPONSES: Record<number, { name: string; headers: HeaderName[] }> = {
+  400: { name: 'BadRequest', headers: [] },
+  401: { name: 'Unauthorized', headers: ['WWW-Authenticate'] },
+  403: { name: 'Forbidden', headers: ['WWW-Authenticate'] },
+  404: { name: 'NotFound', headers: [] },
+  409: { name: 'Conflict', headers: [] },
+  413: { name: 'PayloadTooLarge', headers: [] },
+  415: { name: 'UnsupportedMediaType', headers: [] },
+  422: { name: 'UnprocessableContent', headers: [] },
+  429: { name: 'TooManyRequests', headers: ['Retry-After', ...RATE_LIMIT_HEADERS] },
+  500: { name: 'InternalServerError', headers: [] },
+  503: { name: 'ServiceUnavailable', headers: ['Retry-After'] },
+};
+
+const headerRefs = (names: readonly HeaderName[]) =>
+  Object.fromEntries(names.map((h) => [h, { $ref: `#/components/headers/${h}` }]));
+
+const DESCRIPTION = [
+  'Tools of a storefront and content-management service. Every tool is one operation: `POST /api/v1/tools/<tool name>` with a JSON object body (send `{}` when it takes no fields); success is `{"ok": true, "result": …}`.',
+  'Catalog reads are anonymous; everything else needs `Authorization: Bearer <API key>` with the scope named in `x-required-scope` of the operation.',
+  'Write tools accept `"dryRun": true` (validate and report the changes without making them); destructive ones need `"confirm": true`.',
+  'Errors are RFC 9457 `application/problem+json` with a stable `code` and a `resolution`; `/problems/<code>` explains each code.',
+  'Amounts are integers in øre (1/100 DKK). The same tools are served over MCP (Streamable HTTP) at `/api/mcp`.',
+].join('\n\n');
+
+/** The OpenAPI 3.1 document: a pure function of the tool list, so the committed copy can be checked for staleness. */
+export function buildDocument(tools: readonly Tool[]): OpenApiDocument {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('parameters', 'IdempotencyKey', {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description: 'draft-ietf-httpapi-idempotency-key-header: a retry with the same key and body replays the first answer instead of writing twice; the same key with another body is 422 `idempotency_key_reused`.',
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+  });
+  registry.registerComponent('securitySchemes', SECURITY_SCHEME, {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key (`aak_…`) restricted to scopes; create one with `npm run cli -- keys create`.',
+  });
+  for (const [name, description] of Object.entries(HEADERS)) {
+    registry.registerComponent('headers', name, { description, schema: { type: 'string' } });
+  }
+  for (const [status, { name, headers }] of Object.entries(ERROR_RESPONSES)) {
+    const codes = PROBLEM_CODES.filter((c) => PROBLEMS[c].status === Number(status));
+    registry.registerComponent('responses', name, {
+      description: `Problem codes: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
+      ...(headers.length ? { headers: headerRefs(headers) } : {}),
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
+    });
+  }
+
+  const tags = [...new Set(tools.map(domainOf))];
+  for (const tool of tools) registry.registerPath(operation(tool));
+
+  // ProblemDetails is only $ref'd from raw response components, so hand it to the generator explicitly, wrapped:
+  // a bare zod 4 object has a `type` property and is mistaken for a definition (zod-to-openapi 9.1.0).
+  return new OpenApiGeneratorV31([...registry.definitions, { type: 'schema', schema: ProblemDetails }]).generateDocument({
+    openapi: '3.1.0',
+    info: { ...OPENAPI_INFO, description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    tags: tags.map((name) => ({ name })),
+  });
+}
+
+function operation(tool: Tool): RouteConfig {
+  const success: ResponseConfig = {
+    description: tool.write
+      ? 'The tool ran. With `"dryRun": true` nothing changed: the body also has `dryRun: true` and the `changes` the call would make.'
+      : 'The tool ran.',
+    headers: headerRefs([
+      ...RATE_LIMIT_HEADERS,
+      'X-Request-Id',
+      ...(tool.write ? (['Idempotent-Replayed'] as const) : []),
+      ...(tool.deprecated ? (['Deprecation', 'Sunset', 'Link'] as const) : []),
+    ]),
+    content: { 'application/json': { schema: resultEnvelope(tool, ChangeComponent) } },
+  };
+  return {
+    method: 'post',
+    path: `${TOOL_PATH_PREFIX}${tool.name}`,
+    operationId: tool.name,
+    summary: tool.title,
+    description: operationDescription(tool),
+    tags: [domainOf(tool)],
+    // `{}` (no credentials) is listed for anonymous tools; a key is still accepted and rate-limited per key.
+    security: [{ [SECURITY_SCHEME]: [tool.scope] }, ...(tool.anonymous ? [{}] : [])],
+    ...(tool.deprecated ? { deprecated: true } : {}),
+    'x-required-scope': tool.scope,
+    'x-anonymous': tool.anonymous,
+    ...(tool.write ? { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] } : {}),
+    request: { body: { required: true, content: { 'application/json': { schema: tool.input } } } },
+    responses: {
+      200: success,
+      ...Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([status, { name }]) => [status, { $ref: `#/components/responses/${name}` }])),
+    },
+  };
+}
+
+function operationDescription(tool: Tool): string {
+  const notes = [
+    tool.anonymous ? `Anonymous; a key is optional (scope \`${tool.scope}\`).` : `Requires a key with scope \`${tool.scope}\`.`,
+    tool.write ? 'Accepts `"dryRun": true` to preview the changes.' : '',
+    tool.requiresConfirm ? 'Needs `"confirm": true` (422 `confirmation_required` otherwise).' : '',
+  ].filter(Boolean);
+  const deprecation = tool.deprecated ? `${deprecationNotice(tool)}\n\n` : '';
+  return `${deprecation}${tool.description}\n\n${notes.join(' ')}`;
+}
+
+function domainOf(tool: Tool): string {
+  return tool.name.split('.')[0];
+}

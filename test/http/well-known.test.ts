@@ -1,0 +1,161 @@
+// Discovery (spec §1; design.md §3; hardening.md §1.4, §1.5 and §3 row 39): the RFC 9727 API catalog, the MCP
+// server card and its legacy alias, the OpenAPI document, the rendered reference at /docs and the problem pages.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROBLEMS } from '../../src/errors.ts';
+import { buildDocument } from '../../src/openapi/build-document.ts';
+import { TOOLS } from '../../src/tools/index.ts';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { expectProblem } from '../helpers/problem.ts';
+
+const HOST = 'shop.test:8080';
+const BASE = `http://${HOST}`;
+const ANONYMOUS = ['categories.list', 'products.get', 'products.search', 'site.get_page', 'site.list_pages'];
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const get = (url: string, method: 'GET' | 'HEAD' = 'GET') => t.app.inject({ method, url, headers: { host: HOST } });
+
+describe('GET/HEAD /.well-known/api-catalog', () => {
+  it('returns an RFC 9727 linkset pointing at the OpenAPI document, the docs and the MCP server card', async () => {
+    const res = await get('/.well-known/api-catalog');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"');
+    expect(res.json()).toEqual({
+      linkset: [
+        {
+          anchor: `${BASE}/api/v1`,
+          'service-desc': [{ href: `${BASE}/openapi.json`, type: 'application/vnd.oai.openapi+json;version=3.1' }],
+          'service-doc': [{ href: `${BASE}/docs`, type: 'text/html' }],
+          status: [{ href: `${BASE}/health`, type: 'application/json' }],
+        },
+        {
+          anchor: `${BASE}/api/mcp`,
+          'service-desc': [{ href: `${BASE}/.well-known/mcp/server-card.json`, type: 'application/json' }],
+          'service-doc': [{ href: `${BASE}/docs`, type: 'text/html' }],
+        },
+      ],
+    });
+  });
+
+  it('answers HEAD with the rel="api-catalog" Link and no body', async () => {
+    const res = await get('/.well-known/api-catalog', 'HEAD');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers.link).toBe(`<${BASE}/.well-known/api-catalog>; rel="api-catalog"`);
+    expect(res.body).toBe('');
+  });
+
+  it('uses PUBLIC_BASE_URL instead of Host when set', async () => {
+    const other = await createTestApp({ env: { PUBLIC_BASE_URL: 'https://api.example.com/' } });
+    try {
+      const res = await other.app.inject({ method: 'GET', url: '/.well-known/api-catalog', headers: { host: 'evil.example' } });
+      expect(JSON.stringify(res.json())).not.toContain('evil.example');
+      expect(res.json().linkset[0].anchor).toBe('https://api.example.com/api/v1');
+      const card = await other.app.inject({ method: 'GET', url: '/.well-known/mcp.json', headers: { host: 'evil.example' } });
+      expect(card.json()).toMatchObject({ name: 'com.example.api/agent-api', remotes: [{ url: 'https://api.example.com/api/mcp' }] });
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('MCP server card', () => {
+  it('is served byte-identical at both paths, with CORS and caching headers', async () => {
+    const card = await get('/.well-known/mcp/server-card.json');
+    const alias = await get('/.well-known/mcp.json');
+    for (const res of [card, alias]) {
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(res.headers['cache-control']).toBe('public, max-age=3600');
+    }
+    expect(alias.rawPayload.equals(card.rawPayload)).toBe(true);
+  });
+
+  it('describes the endpoint, transport, auth and the anonymous tools', async () => {
+    const card = (await get('/.well-known/mcp/server-card.json')).json();
+    expect(card).toMatchObject({
+      $schema: expect.stringMatching(/^https:\/\//),
+      version: '1.0.0',
+      title: 'Agent API',
+      remotes: [
+        {
+          type: 'streamable-http',
+          url: `${BASE}/api/mcp`,
+          supportedProtocolVersions: expect.arrayContaining(['2025-11-25', '2025-06-18']),
+          headers: [{ name: 'Authorization', isRequired: false, isSecret: true }],
+          authentication: { required: false, schemes: ['bearer'] },
+        },
+      ],
+      capabilities: { tools: { listChanged: false } },
+    });
+    expect(card.name).toMatch(/^[a-z0-9.-]+\/[a-z0-9.-]+$/);
+    expect(card.name).toBe('test.shop/agent-api');
+    expect(card.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(ANONYMOUS);
+    expect(card._meta['agent-api/access'].unlock).toMatch(/Authorization: Bearer/);
+  });
+
+  it('contains no secrets', async () => {
+    const key = await t.key();
+    const body = (await get('/.well-known/mcp/server-card.json')).body;
+    expect(body).not.toContain(key);
+    expect(body).not.toMatch(/aak_[A-Za-z0-9]/);
+    expect(body).not.toContain(t.url);
+    expect(body).not.toMatch(/postgres(ql)?:\/\//);
+  });
+});
+
+describe('GET /openapi.json', () => {
+  it('serves the document generated from the registry', async () => {
+    const res = await get('/openapi.json');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/vnd\.oai\.openapi\+json;version=3\.1/);
+    expect(res.json()).toEqual(JSON.parse(JSON.stringify(buildDocument(TOOLS))));
+  });
+});
+
+describe('GET /docs', () => {
+  it('renders every tool with its scope, input fields and errors, without scripts or external assets', async () => {
+    const res = await get('/docs');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+    const html = res.body;
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toMatch(/<script|<link |src="http/i);
+    for (const tool of TOOLS) {
+      expect(html).toContain(`id="${tool.name}"`);
+      expect(html).toContain(`scope ${tool.scope}`);
+    }
+    expect(html).toContain('<code>priceDkk</code>');
+    expect(html).toContain('<a href="/problems/confirmation_required">');
+    expect(html).toContain('href="/openapi.json"');
+  });
+});
+
+describe('GET /problems/:code', () => {
+  it('serves a page for every problem code', async () => {
+    for (const [code, p] of Object.entries(PROBLEMS)) {
+      const res = await get(`/problems/${code}`);
+      expect(res.statusCode, code).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.body).toContain(`<code>${code}</code>`);
+      expect(res.body).toContain(String(p.status));
+    }
+  });
+
+  it('is where a problem’s type points', async () => {
+    const problem = expectProblem(await t.call('products.delete', { slug: 'x' }, await t.key(['products:write'])), 422, 'confirmation_required');
+    expect((await get(problem.type as string)).statusCode).toBe(200);
+  });
+
+  it('answers an unknown code with a 404 problem', async () => {
+    expectProblem(await get('/problems/no_such_code'), 404, 'not_found');
+    expectProblem(await get('/problems/constructor'), 404, 'not_found');
+  });
+});
