@@ -4,11 +4,16 @@ import { AppError } from '../errors.ts';
 import { defineTool } from '../registry/define-tool.ts';
 import type { ReversibleEntity, Snapshot } from '../registry/reversible.ts';
 import { categoryEntity } from './categories.ts';
+import { discountEntity } from './discounts.ts';
+import { featureEntity } from './features.ts';
+import { pageEntity } from './pages.ts';
 import { productEntity } from './products.ts';
+import { serviceEntity } from './services.ts';
+import { settingsEntity } from './settings.ts';
 import { limit, text, timestamp } from './shared-schemas.ts';
 
 /** Every entity audit.revert can restore; each is declared in the file of its domain. */
-const REVERSIBLE: readonly ReversibleEntity[] = [productEntity, categoryEntity];
+const REVERSIBLE: readonly ReversibleEntity[] = [productEntity, categoryEntity, pageEntity, serviceEntity, discountEntity, settingsEntity, featureEntity];
 const byType = new Map(REVERSIBLE.map((e) => [e.entityType, e]));
 
 const AuditEntryOut = z.object({

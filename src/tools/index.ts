@@ -1,10 +1,20 @@
 import type { Tool } from '../registry/define-tool.ts';
+import { analyticsTools } from './analytics.ts';
 import { auditTools } from './audit.ts';
+import { cartTools } from './cart.ts';
 import { categoryTools } from './categories.ts';
+import { customerTools } from './customers.ts';
+import { discountTools } from './discounts.ts';
+import { featureTools } from './features.ts';
+import { orderTools } from './orders.ts';
+import { pageTools } from './pages.ts';
 import { productTools } from './products.ts';
+import { serviceTools } from './services.ts';
+import { settingsTools } from './settings.ts';
+import { siteTools } from './site.ts';
 
 /** Every tool of the service, in the order they are published. Adding a tool = adding it to its domain file. */
-export const TOOLS: readonly Tool[] = Object.freeze([...productTools, ...categoryTools, ...auditTools]);
+export const TOOLS: readonly Tool[] = Object.freeze([...productTools, ...categoryTools, ...pageTools, ...serviceTools, ...siteTools, ...orderTools, ...discountTools, ...cartTools, ...customerTools, ...analyticsTools, ...settingsTools, ...featureTools, ...auditTools]);
 
 const names = new Set<string>();
 for (const tool of TOOLS) {

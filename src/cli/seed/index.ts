@@ -1,7 +1,9 @@
 import type { Db } from '../../db/client.ts';
 import { seedCatalog } from './catalog.ts';
+import { seedCommerce } from './commerce.ts';
+import { seedContent } from './content.ts';
 
 /** The idempotent demo store of the operator contract (design.md §3): every seeder upserts by natural key. */
 export async function seedDemo(db: Db): Promise<Record<string, number>> {
-  return { ...(await seedCatalog(db)) };
+  return { ...(await seedCatalog(db)), ...(await seedContent(db)), ...(await seedCommerce(db)) };
 }

@@ -1,0 +1,97 @@
+// Factories and checks shared by the commerce tests (orders, discounts, checkout, customers, analytics, settings).
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../src/db/client.ts';
+import type { OrderStatus } from '../../src/domain/order-transitions.ts';
+import { SCOPES, type Scope } from '../../src/registry/scopes.ts';
+import type { TestApp } from './app.ts';
+import { expectProblem } from './problem.ts';
+
+const uid = () => randomBytes(4).toString('hex');
+
+export async function makeProduct(db: Db, opts: { slug?: string; name?: string; priceDkk?: number; stock?: number; deletedAt?: Date } = {}) {
+  const slug = opts.slug ?? `product-${uid()}`;
+  return db.product.create({
+    data: {
+      slug,
+      name: opts.name ?? `Product ${slug}`,
+      description: 'A product made by a test.',
+      priceDkk: BigInt(opts.priceDkk ?? 10_000),
+      stock: BigInt(opts.stock ?? 10),
+      deletedAt: opts.deletedAt ?? null,
+    },
+  });
+}
+
+export async function makeDiscount(
+  db: Db,
+  opts: { code?: string; type?: 'percent' | 'fixed'; value?: number; usageLimit?: number | null; usageCount?: number; active?: boolean; validUntil?: Date | null } = {},
+) {
+  return db.discountCode.create({
+    data: {
+      code: opts.code ?? `CODE${uid().toUpperCase()}`,
+      type: opts.type ?? 'percent',
+      value: BigInt(opts.value ?? 10),
+      usageLimit: opts.usageLimit == null ? null : BigInt(opts.usageLimit),
+      usageCount: BigInt(opts.usageCount ?? 0),
+      active: opts.active ?? true,
+      validUntil: opts.validUntil ?? null,
+    },
+  });
+}
+
+export type OrderOpts = {
+  status?: OrderStatus;
+  email?: string;
+  shippingName?: string;
+  createdAt?: Date;
+  items?: { productId: string; quantity: number; unitPriceDkk?: number; productName?: string }[];
+  discountCode?: string | null;
+  isAiGenerated?: boolean;
+  totalDkk?: number;
+  shippedAt?: Date | null;
+  paidAt?: Date | null;
+};
+
+/** An order written straight to the database (totals are the items' sum unless totalDkk is given). */
+export async function makeOrder(db: Db, opts: OrderOpts = {}) {
+  const items = opts.items ?? [];
+  const subtotal = items.reduce((s, i) => s + (i.unitPriceDkk ?? 10_000) * i.quantity, 0);
+  return db.order.create({
+    data: {
+      email: opts.email ?? `buyer-${uid()}@example.com`,
+      status: opts.status ?? 'pending_payment',
+      shippingName: opts.shippingName ?? 'Ada Buyer',
+      shippingAddress: 'Testvej 1',
+      shippingZip: '8000',
+      shippingCity: 'Aarhus',
+      subtotalDkk: BigInt(subtotal),
+      discountDkk: 0n,
+      shippingDkk: 0n,
+      totalDkk: BigInt(opts.totalDkk ?? subtotal),
+      discountCode: opts.discountCode ?? null,
+      isAiGenerated: opts.isAiGenerated ?? false,
+      shippedAt: opts.shippedAt ?? null,
+      paidAt: opts.paidAt ?? null,
+      ...(opts.createdAt ? { createdAt: opts.createdAt } : {}),
+      items: {
+        create: items.map((i) => ({
+          productId: i.productId,
+          productName: i.productName ?? 'Test product',
+          unitPriceDkk: BigInt(i.unitPriceDkk ?? 10_000),
+          quantity: BigInt(i.quantity),
+        })),
+      },
+    },
+    include: { items: true },
+  });
+}
+
+/** 401 without a key, 403 with a key holding every scope but the tool's own. */
+export async function expectScopeEnforced(t: TestApp, tool: string, scope: Scope, body: unknown = {}) {
+  expectProblem(await t.call(tool, body), 401, 'unauthorized');
+  const lacking = await t.key(SCOPES.filter((s) => s !== scope));
+  expectProblem(await t.call(tool, body, lacking), 403, 'insufficient_scope');
+}
+
+/** Fires all calls at once (not one after the other) and returns the responses in call order. */
+export const concurrently = <T>(n: number, call: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => call(i)));
