@@ -13,7 +13,8 @@ export function checkImageUrl(raw: string): { ok: true; url: string } | { ok: fa
   }
   if (url.protocol !== 'https:') return { ok: false, reason: 'must use https' };
   if (url.username || url.password) return { ok: false, reason: 'must not contain credentials' };
-  const host = url.hostname.toLowerCase();
+  // A trailing dot is the same host in DNS ("localhost." is localhost), so it must not dodge the checks below.
+  const host = url.hostname.toLowerCase().replace(/\.+$/, '');
   if (host.startsWith('[') || /^[\d.]+$/.test(host)) return { ok: false, reason: 'must name a host, not an IP address' };
   if (!host.includes('.') || /(^|\.)(localhost|local|internal|localdomain|home\.arpa)$/.test(host)) {
     return { ok: false, reason: 'must be a public host name' };

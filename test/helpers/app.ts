@@ -2,14 +2,17 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../../src/app.ts';
 import { createKey } from '../../src/auth/key-admin.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import type { Db } from '../../src/db/client.ts';
+import { createDb, type Db } from '../../src/db/client.ts';
 import type { Tool } from '../../src/registry/define-tool.ts';
 import { SCOPES, type Scope } from '../../src/registry/scopes.ts';
 import { createTestDatabase } from './database.ts';
 
 export type TestApp = {
   app: FastifyInstance;
+  /** The test's own client on the app's database (its queries are not counted by `onQuery`). */
   db: Db;
+  /** Connection URL of the app's database. */
+  url: string;
   config: Config;
   /** A fresh key with these scopes (default: all 20). */
   key: (scopes?: readonly Scope[]) => Promise<string>;
@@ -22,7 +25,14 @@ export type TestApp = {
  * The whole service on its own freshly migrated database. Rate limits are high by default so functional tests
  * never trip them; limiter tests pass their own env.
  */
-export async function createTestApp(opts: { env?: Record<string, string>; tools?: readonly Tool[] } = {}): Promise<TestApp> {
+export async function createTestApp(
+  opts: {
+    env?: Record<string, string>;
+    tools?: readonly Tool[];
+    /** Called for every query the app itself sends (the app then gets its own client on the same database). */
+    onQuery?: () => void;
+  } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -33,11 +43,13 @@ export async function createTestApp(opts: { env?: Record<string, string>; tools?
     DATABASE_URL: database.url,
     ...opts.env,
   });
-  const app = await buildApp(config, { db: database.db, tools: opts.tools });
+  const appDb = opts.onQuery ? createDb({ connectionString: database.url, poolMax: 5, onQuery: opts.onQuery }) : database.db;
+  const app = await buildApp(config, { db: appDb, tools: opts.tools });
   await app.ready();
   return {
     app,
     db: database.db,
+    url: database.url,
     config,
     key: async (scopes = SCOPES) => (await createKey(database.db, { name: 'test', scopes: [...scopes] })).key,
     call: (name, body = {}, key, extra = {}) =>
@@ -50,6 +62,7 @@ export async function createTestApp(opts: { env?: Record<string, string>; tools?
       }),
     close: async () => {
       await app.close();
+      if (appDb !== database.db) await appDb.$disconnect().catch(() => {});
       await database.drop();
     },
   };

@@ -1,0 +1,34 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+
+/** The exact member set of every error body: RFC 9457 fields + code/resolution (spec §7) + legacy ok/error. */
+export const PROBLEM_KEYS = ['code', 'detail', 'error', 'instance', 'ok', 'resolution', 'status', 'title', 'type'];
+
+/** Parses a problem response, asserting its status, code, media type and exact shape; returns the body. */
+export function expectProblem(res: LightMyRequestResponse, status: number, code?: string): Record<string, unknown> {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json(;|$)/);
+  const body = res.json() as Record<string, unknown>;
+  expect(Object.keys(body).sort()).toEqual(PROBLEM_KEYS);
+  expect(body).toMatchObject({ ok: false, status });
+  expect(body.error).toBe(body.detail);
+  for (const k of ['type', 'title', 'detail', 'instance', 'code', 'resolution']) {
+    expect(typeof body[k], k).toBe('string');
+    expect((body[k] as string).length, k).toBeGreaterThan(0);
+  }
+  if (code) expect(body.code).toBe(code);
+  if (code && code !== 'rate_limited') expect(body.type).toBe(`/problems/${code}`);
+  expect(body.instance).toMatch(/#req-[0-9a-f]+$/);
+  assertNothingInternal(res.body);
+  return body;
+}
+
+/** No stack trace, SQL, driver text or file path in a response body. */
+export function assertNothingInternal(text: string): void {
+  expect(text).not.toMatch(/\bat .+:\d+:\d+/); // stack frame
+  expect(text).not.toMatch(/\/(work|home|usr|tmp|src)\/|node_modules|\.ts\b|\.js\b/);
+  expect(text).not.toMatch(/\b(SELECT|INSERT INTO|UPDATE\s+"|DELETE FROM)\b/);
+  expect(text).not.toMatch(/prisma|DriverAdapter|ECONNREFUSED|ECONNRESET/i);
+  // Case-sensitive: a Prisma error code (P2002 …) or an error class name; cuids may contain "p2001" in lower case.
+  expect(text).not.toMatch(/\bP\d{4}\b|\b\w*Error\b:|\bpg_[a-z_]+\(|\binvocation\b/);
+}
