@@ -22,16 +22,19 @@ export class KeyStore {
   async authenticate(key: string, now = Date.now()): Promise<Principal | null> {
     const parsed = parseKey(key);
     if (!parsed) return null;
-    const entry = await this.load(parsed.id, now);
-    if (!entry || !hashesEqual(entry.hash, hashKey(key))) return null;
+    const hash = hashKey(key);
+    let entry = await this.load(parsed.id, now);
+    // A secret that does not match a cached entry may have just been rotated in: look once more in the database.
+    if (entry && !hashesEqual(entry.hash, hash) && entry.fetchedAt !== now) entry = await this.load(parsed.id, now, true);
+    if (!entry || !hashesEqual(entry.hash, hash)) return null;
     if (entry.expiresAt !== null && entry.expiresAt <= now) return null;
     if (now - entry.lastUsedAt >= KeyStore.LAST_USED_EVERY_MS) this.touch(parsed.id, entry, now);
     return { keyId: parsed.id, name: entry.name, scopes: entry.scopes };
   }
 
-  private async load(id: string, now: number): Promise<CachedKey | null> {
+  private async load(id: string, now: number, bypassCache = false): Promise<CachedKey | null> {
     const cached = this.cache.get(id);
-    if (cached && now - cached.fetchedAt < KeyStore.CACHE_TTL_MS) return cached;
+    if (cached && !bypassCache && now - cached.fetchedAt < KeyStore.CACHE_TTL_MS) return cached;
     const row = await this.db.apiKey.findUnique({
       where: { id },
       select: { secretHash: true, name: true, scopes: true, revokedAt: true, expiresAt: true, lastUsedAt: true },

@@ -8,7 +8,7 @@ import { AppError } from '../errors.ts';
 import { defineTool, type ToolContext } from '../registry/define-tool.ts';
 import { reviveSnapshot, type ReversibleEntity, type Snapshot } from '../registry/reversible.ts';
 import { resolveCategoryId } from './categories.ts';
-import { httpUrl, limit, oere, positiveOere, slug, slugRef, stringMap, text, timestamp } from './shared-schemas.ts';
+import { fieldsToChange, httpUrl, immutableSlugPatch, limit, oere, positiveOere, slug, slugRef, stringMap, text, timestamp } from './shared-schemas.ts';
 
 // ---------- schemas ----------
 
@@ -57,14 +57,11 @@ export const ProductsCreateInput = z.strictObject({
   images: f.images.default([]),
 });
 
-const ProductPatch = z
-  .strictObject({
-    slug: z.string().optional().describe('Only accepted when equal to the current slug: slugs are immutable (422 slug_immutable).'),
-    ...Object.fromEntries(Object.entries(productFields).map(([k, s]) => [k, s.optional()])),
-  })
-  // A patch holding only `slug` passes here so that a slug change is answered 422 slug_immutable (not 400); the handler
-  // refuses a patch that repeats the current slug and changes nothing.
-  .refine((p) => Object.keys(p).length > 0, 'patch must contain at least one field to change');
+const ProductPatch = immutableSlugPatch(
+  Object.fromEntries(Object.entries(productFields).map(([k, s]) => [k, s.optional()])) as {
+    [K in keyof typeof productFields]: z.ZodOptional<(typeof productFields)[K]>;
+  },
+);
 
 export const ProductsUpdateInput = z.strictObject({ slug: slugRef(), patch: ProductPatch });
 const IdSlug = z.strictObject({ id: z.string(), slug: z.string() });
@@ -289,17 +286,13 @@ export const productTools = [
     output: IdSlug,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     async handler({ slug: s, patch }, ctx) {
-      if (patch.slug !== undefined && patch.slug !== s) {
-        throw new AppError('slug_immutable', `The slug of "${s}" cannot be changed; remove slug from patch.`);
-      }
-      if (Object.keys(patch).every((k) => k === 'slug')) throw new AppError('invalid_request', 'patch: must contain at least one field to change');
+      const { categoryId, categorySlug, priceDkk, stock, ...rest } = fieldsToChange(s, patch, 'product');
       const current = await findLiveProduct(ctx.db, s);
-      const { slug: _same, categoryId, categorySlug, priceDkk, stock, ...rest } = patch as z.infer<typeof ProductPatch> & Record<string, unknown>;
-      const data: Prisma.ProductUncheckedUpdateInput = { ...(rest as Prisma.ProductUncheckedUpdateInput) };
-      if (priceDkk !== undefined) data.priceDkk = BigInt(priceDkk as number);
-      if (stock !== undefined) data.stock = BigInt(stock as number);
+      const data: Prisma.ProductUncheckedUpdateInput = jsonColumns({ ...rest });
+      if (priceDkk !== undefined) data.priceDkk = BigInt(priceDkk);
+      if (stock !== undefined) data.stock = BigInt(stock);
       if (categoryId !== undefined || categorySlug !== undefined) {
-        data.categoryId = await resolveCategoryId(ctx.db, { categoryId: categoryId as string | undefined, categorySlug: categorySlug as string | undefined });
+        data.categoryId = await resolveCategoryId(ctx.db, { categoryId, categorySlug });
       }
       const updated = await ctx.db.product.update({ where: { id: current.id }, data });
       ctx.audit({ entityType: 'product', entityId: current.id, before: plainJson(current), after: plainJson(updated) });

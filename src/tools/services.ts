@@ -8,7 +8,7 @@ import { AppError } from '../errors.ts';
 import { defineTool, type ToolContext } from '../registry/define-tool.ts';
 import { reviveSnapshot, type ReversibleEntity, type Snapshot } from '../registry/reversible.ts';
 import { PublishStatus, publishStatus } from './pages.ts';
-import { httpUrl, MAX_INT, slug, slugRef, text, timestamp } from './shared-schemas.ts';
+import { fieldsToChange, httpUrl, immutableSlugPatch, MAX_INT, slug, slugRef, text, timestamp } from './shared-schemas.ts';
 
 /** Field constraints of spec §2.6 / §8, shared by create and update. */
 const serviceFields = {
@@ -37,9 +37,7 @@ export const ServicesCreateInput = z.strictObject({
   status: f.status.default('published'),
 });
 
-const ServicePatch = z
-  .strictObject({
-    slug: z.string().optional().describe('Only accepted when equal to the current slug: slugs are immutable (422 slug_immutable).'),
+const ServicePatch = immutableSlugPatch({
     title: f.title.optional(),
     body: f.body.optional(),
     shortDescription: f.shortDescription.nullable().optional().describe('null clears it.'),
@@ -49,8 +47,7 @@ const ServicePatch = z
     showInNav: f.showInNav.optional(),
     navOrder: f.navOrder.optional(),
     status: f.status.optional().describe('"published" publishes a draft; "draft" takes a service off the public site.'),
-  })
-  .refine((p) => Object.keys(p).some((k) => k !== 'slug'), 'patch must contain at least one field to change');
+  });
 
 /** The read shape of a service (spec §2.6 leaves it open; docs/content.md). */
 export const ServiceRecord = z.object({
@@ -155,10 +152,7 @@ export const serviceTools = [
     output: z.object({ id: z.string(), slug: z.string() }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     async handler({ slug: s, patch }, ctx) {
-      const { slug: patchSlug, navOrder, ...rest } = patch;
-      if (patchSlug !== undefined && patchSlug !== s) {
-        throw new AppError('slug_immutable', `The slug of service "${s}" cannot be changed; remove slug from patch.`);
-      }
+      const { navOrder, ...rest } = fieldsToChange(s, patch, 'service');
       const current = await ctx.db.serviceOffering.findUnique({ where: { slug: s } });
       if (!current) throw new AppError('not_found', `No service with slug "${s}".`);
       const updated = await ctx.db.serviceOffering.update({

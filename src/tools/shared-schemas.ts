@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AppError } from '../errors.ts';
 
 /** Every integer the API accepts is bounded by ±(2^53-1) (spec §2); zod's .int() already refuses unsafe ones. */
 export const MAX_INT = Number.MAX_SAFE_INTEGER;
@@ -27,3 +28,25 @@ export const timestamp = () => z.iso.datetime();
 export const timestampInput = () => z.iso.datetime({ offset: true });
 
 export const stringMap = () => z.record(text({ min: 1, max: 200 }), text({ max: 2000 }));
+
+/**
+ * A partial-update `patch` for entities whose slug is immutable. `slug` is declared (equal to the current one is
+ * harmless) so that a changed slug is answered 422 slug_immutable by `fieldsToChange`, not 400 "unknown field".
+ */
+export const immutableSlugPatch = <S extends z.ZodRawShape>(shape: S) =>
+  z
+    .strictObject({
+      slug: z.string().optional().describe('Only accepted when equal to the current slug: slugs are immutable (422 slug_immutable).'),
+      ...shape,
+    })
+    .refine((p) => Object.keys(p).length > 0, 'must contain at least one field to change');
+
+/** The patch without `slug`, after refusing a slug change (422) and a patch that would change nothing (400). */
+export function fieldsToChange<P extends { slug?: string }>(currentSlug: string, patch: P, what: string): Omit<P, 'slug'> {
+  const { slug, ...rest } = patch;
+  if (slug !== undefined && slug !== currentSlug) {
+    throw new AppError('slug_immutable', `The slug of ${what} "${currentSlug}" cannot be changed; remove slug from patch.`);
+  }
+  if (Object.keys(rest).length === 0) throw new AppError('invalid_request', 'patch: must contain at least one field to change');
+  return rest;
+}

@@ -175,8 +175,8 @@ describe('POST /api/v1/tools/services.update', () => {
   });
 
   it.each<[string, Record<string, unknown>, RegExp]>([
-    ['an empty patch', {}, /^patch: patch must contain at least one field/],
-    ['a patch holding only the slug', { slug: 'eye-exam' }, /^patch: patch must contain at least one field/],
+    ['an empty patch', {}, /^patch: must contain at least one field/],
+    ['a patch holding only the slug', { slug: 'eye-exam' }, /^patch: must contain at least one field/],
     ['a title of 1 character', { title: 'E' }, /^patch\.title:/],
     ['an empty body', { body: '' }, /^patch\.body:/],
     ['a null title', { title: null }, /^patch\.title:/],
