@@ -103,16 +103,25 @@ export function classifyUnknown(err: unknown): AppError {
 }
 
 const UNAVAILABLE_NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+/** Prisma's codes for an unreachable server, a timeout, a closed connection and connection exhaustion. */
+const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
+/** @prisma/adapter-pg's error kinds (on DriverAdapterError.cause) for the same conditions. */
+const UNAVAILABLE_ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 
 function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
-    const { code, message, name, cause } = e as { code?: unknown; message?: unknown; name?: unknown; cause?: unknown };
-    if (typeof code === 'string' && UNAVAILABLE_NET_CODES.has(code)) return true;
+  for (let e: unknown = err, depth = 0; e && depth < 6; depth++) {
+    const { code, message, name, cause, kind, meta } = e as {
+      code?: unknown; message?: unknown; name?: unknown; cause?: unknown; kind?: unknown; meta?: { driverAdapterError?: unknown };
+    };
+    if (typeof code === 'string' && (UNAVAILABLE_NET_CODES.has(code) || UNAVAILABLE_PRISMA_CODES.has(code))) return true;
+    if (typeof kind === 'string' && UNAVAILABLE_ADAPTER_KINDS.has(kind)) return true;
     if (name === 'DriverAdapterError' || name === 'PrismaClientInitializationError') {
       if (typeof message === 'string' && /connect|terminat|timeout|closed|ECONN|shut/i.test(message)) return true;
     }
     if (typeof message === 'string' && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(message)) return true;
-    e = cause;
+    // Prisma's known-request errors (P2010 raw query failed, P2039 database error …) carry the adapter's error in
+    // meta.driverAdapterError, whose cause holds the socket error kind or the PostgreSQL SQLSTATE.
+    e = cause ?? (meta && typeof meta === 'object' ? meta.driverAdapterError : undefined);
   }
   return false;
 }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -35,6 +36,16 @@ const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 /** A registry tool with its MCP definition, computed once per app (JSON Schema conversion is not free). */
 export type McpCatalogEntry = { tool: Tool; definition: McpToolDefinition };
 export type McpCatalog = ReadonlyMap<string, McpCatalogEntry>;
+
+/**
+ * tools/call as the SDK defines it, except that `arguments` may be any JSON value. With the SDK's own schema a
+ * non-object `arguments` ([1], "x", null, 42) fails before any handler runs and comes back as JSON-RPC -32603
+ * "Internal error" carrying a zod dump; accepted here, it reaches invokeTool and gets the problem HTTP gives a body
+ * that is not an object (400 invalid_body; hardening.md §3 rows 4 and 37).
+ */
+const CallToolAnyArgumentsSchema = CallToolRequestSchema.extend({
+  params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }),
+});
 
 export function buildMcpCatalog(tools: readonly Tool[]): McpCatalog {
   return new Map(tools.map((tool) => [tool.name, { tool, definition: mcpDefinition(tool) }]));
@@ -89,7 +100,9 @@ export function createMcpServer(deps: InvokeDeps, catalog: McpCatalog, ctx: McpC
     tools: [...catalog.values()].filter((e) => isVisibleTo(e.tool, ctx.principal)).map((e) => e.definition),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  // Registered through Protocol, not Server: Server wraps every tools/call handler in a re-validation against the
+  // strict CallToolRequestSchema (and task support, which this server does not declare).
+  Protocol.prototype.setRequestHandler.call(server, CallToolAnyArgumentsSchema, async (request): Promise<CallToolResult> => {
     const entry = catalog.get(request.params.name);
     if (!entry) {
       // The MCP spec makes an unknown tool a protocol error (-32602); data still carries our problem.
@@ -101,8 +114,8 @@ export function createMcpServer(deps: InvokeDeps, catalog: McpCatalog, ctx: McpC
       const idempotencyKey = tool.write ? idempotencyKeyOf(request.params._meta) : undefined;
       const { replayed, ...outcome } = (await invokeTool(deps, {
         tool,
-        // HTTP requires a body; MCP arguments are optional, and omitting them means "no fields".
-        body: request.params.arguments ?? {},
+        // HTTP requires a body; MCP arguments are optional, and omitting them means "no fields" (null is not omitting).
+        body: request.params.arguments === undefined ? {} : request.params.arguments,
         principal: ctx.principal,
         requestId: ctx.requestId,
         log: ctx.log,
