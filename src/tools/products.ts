@@ -114,24 +114,25 @@ export const ProductDetail = z.object({
 
 // ---------- reads ----------
 
-type ProductSummaryJson = z.input<typeof ProductSummary>;
-type ProductDetailJson = z.input<typeof ProductDetail>;
-
-// Both reads below have PostgreSQL build the JSON (json_build_object) and return it as one text value. Through
-// Prisma's $queryRaw every returned value is decoded one by one (type tags, BigInt, Date), and for 20 rows of 12
-// columns that decoding cost more CPU than everything else in a products.search call (bench: 0.84 → 0.48 ms of
-// CPU per query; docs/performance.md). One text column is decoded once and JSON.parse is native. The output schema
-// still validates (and orders) every field in invoke-tool. Amounts are BIGINT in SQL and JSON numbers here: the API
-// bounds them by 2^53-1 (design.md §2a), so they parse exactly.
+type SummaryRow = {
+  id: string; slug: string; name: string; brand: string | null; priceDkk: bigint; stock: bigint; featured: boolean;
+  frameColor: string | null; lensColor: string | null; categorySlug: string | null; categoryName: string | null; firstImage: string | null;
+};
 
 /** Hand-written SQL: one indexed query (pg_trgm for q, btree for filters), newest first with id as tie-breaker. */
-export async function searchProducts(db: ToolContext['db'], input: z.infer<typeof ProductsSearchInput>): Promise<ProductSummaryJson[]> {
+export async function searchProducts(db: ToolContext['db'], input: z.infer<typeof ProductsSearchInput>) {
   const where: Prisma.Sql[] = [Prisma.sql`p."deletedAt" IS NULL`];
   if (input.q !== undefined && input.q !== '') {
     const pattern = containsPattern(input.q);
     where.push(Prisma.sql`(p.name ILIKE ${pattern} OR p.brand ILIKE ${pattern} OR p.description ILIKE ${pattern})`);
   }
-  if (input.categorySlug !== undefined) where.push(Prisma.sql`c.slug = ${input.categorySlug}`);
+  // The category's id as a one-row subquery (evaluated once), not `c.slug = …` on the join: an equality on
+  // p."categoryId" lets PostgreSQL read the newest products of that category straight from an index on
+  // ("categoryId", "createdAt", id) and stop after `limit` matches; through the join it must walk all products
+  // newest first (~3,200 rows per call in the bench), or fetch and sort the whole category.
+  if (input.categorySlug !== undefined) {
+    where.push(Prisma.sql`p."categoryId" = (SELECT id FROM "Category" WHERE slug = ${input.categorySlug})`);
+  }
   if (input.brand !== undefined) where.push(Prisma.sql`lower(p.brand) = lower(${input.brand})`);
   if (input.frameColor !== undefined) where.push(Prisma.sql`lower(p."frameColor") = lower(${input.frameColor})`);
   if (input.lensColor !== undefined) where.push(Prisma.sql`lower(p."lensColor") = lower(${input.lensColor})`);
@@ -141,45 +142,55 @@ export async function searchProducts(db: ToolContext['db'], input: z.infer<typeo
   if (input.minPriceOere !== undefined) where.push(Prisma.sql`p."priceDkk" >= ${BigInt(input.minPriceOere)}`);
   if (input.maxPriceOere !== undefined) where.push(Prisma.sql`p."priceDkk" <= ${BigInt(input.maxPriceOere)}`);
 
-  // The inner query is the search itself (its plan is the same as without the JSON wrapper); the outer one only
-  // turns its at most `limit` rows into one JSON array, keeping their order.
-  const [row] = await db.$queryRaw<{ json: string }[]>`
-    SELECT coalesce(json_agg(json_build_object(
-             'id', r.id, 'slug', r.slug, 'name', r.name, 'brand', r.brand, 'priceDkk', r."priceDkk", 'stock', r.stock,
-             'featured', r.featured, 'frameColor', r."frameColor", 'lensColor', r."lensColor",
-             'categorySlug', r."categorySlug", 'categoryName', r."categoryName", 'firstImage', r."firstImage"
-           ) ORDER BY r."createdAt" DESC, r.id DESC), '[]')::text AS json
-    FROM (
-      SELECT p.id, p.slug, p.name, p.brand, p."priceDkk", p.stock, p.featured, p."frameColor", p."lensColor", p."createdAt",
-             coalesce(c.slug, '') AS "categorySlug", coalesce(c.name, '') AS "categoryName", p.images[1] AS "firstImage"
-      FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
-      WHERE ${Prisma.join(where, ' AND ')}
-      ORDER BY p."createdAt" DESC, p.id DESC
-      LIMIT ${input.limit}
-    ) r`;
-  return JSON.parse(row.json) as ProductSummaryJson[];
+  const rows = await db.$queryRaw<SummaryRow[]>`
+    SELECT p.id, p.slug, p.name, p.brand, p."priceDkk", p.stock, p.featured, p."frameColor", p."lensColor",
+           c.slug AS "categorySlug", c.name AS "categoryName", p.images[1] AS "firstImage"
+    FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
+    WHERE ${Prisma.join(where, ' AND ')}
+    ORDER BY p."createdAt" DESC, p.id DESC
+    LIMIT ${input.limit}`;
+  return rows.map((r) => ({
+    ...r,
+    priceDkk: Number(r.priceDkk),
+    stock: Number(r.stock),
+    categorySlug: r.categorySlug ?? '',
+    categoryName: r.categoryName ?? '',
+  }));
 }
+
+type DetailRow = {
+  id: string; slug: string; name: string; brand: string | null; description: string; priceDkk: bigint; stock: bigint; featured: boolean;
+  frameColor: string | null; lensColor: string | null; images: string[] | null; createdAt: Date;
+  categorySlug: string | null; categoryName: string | null; categoryDescription: string | null;
+};
 
 /**
  * One query with the category joined. Prisma's `findFirst` with a nested `category` select sends two queries
- * (product, then category by id); with it products.get measured at ~0.2 × the hand-written baseline.
+ * (the product, then its category by id): with it products.get ran at ~0.2 × the hand-written baseline.
  */
-export async function getProduct(db: ToolContext['db'], slugValue: string): Promise<ProductDetailJson> {
-  const [row] = await db.$queryRaw<{ json: string }[]>`
-    SELECT json_build_object(
-             'id', p.id, 'slug', p.slug, 'name', p.name, 'brand', p.brand, 'description', p.description,
-             'priceDkk', p."priceDkk", 'stock', p.stock, 'featured', p.featured, 'frameColor', p."frameColor",
-             'lensColor', p."lensColor", 'images', coalesce(p.images, '{}'),
-             -- Live products always have a category (writes fall back to "uncategorized"); the empty one is a guard.
-             'category', CASE WHEN c.id IS NULL THEN json_build_object('slug', '', 'name', '', 'description', NULL)
-                              ELSE json_build_object('slug', c.slug, 'name', c.name, 'description', c.description) END,
-             -- ISO 8601 UTC with milliseconds, exactly as Date#toISOString (the column is timestamptz(3)).
-             'createdAt', to_char(p."createdAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-           )::text AS json
+export async function getProduct(db: ToolContext['db'], slugValue: string) {
+  const [p] = await db.$queryRaw<DetailRow[]>`
+    SELECT p.id, p.slug, p.name, p.brand, p.description, p."priceDkk", p.stock, p.featured, p."frameColor", p."lensColor",
+           p.images, p."createdAt", c.slug AS "categorySlug", c.name AS "categoryName", c.description AS "categoryDescription"
     FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
     WHERE p.slug = ${slugValue} AND p."deletedAt" IS NULL`;
-  if (!row) throw new AppError('not_found', `No product with slug "${slugValue}".`);
-  return JSON.parse(row.json) as ProductDetailJson;
+  if (!p) throw new AppError('not_found', `No product with slug "${slugValue}".`);
+  return {
+    id: p.id,
+    slug: p.slug,
+    name: p.name,
+    brand: p.brand,
+    description: p.description,
+    priceDkk: Number(p.priceDkk),
+    stock: Number(p.stock),
+    featured: p.featured,
+    frameColor: p.frameColor,
+    lensColor: p.lensColor,
+    images: p.images ?? [],
+    // Live products always have a category (writes fall back to "uncategorized"); the empty one is only a guard.
+    category: p.categorySlug === null ? { slug: '', name: '', description: null } : { slug: p.categorySlug, name: p.categoryName ?? '', description: p.categoryDescription },
+    createdAt: p.createdAt.toISOString(),
+  };
 }
 
 async function findLiveProduct(db: ToolContext['db'], slugValue: string) {

@@ -1,0 +1,172 @@
+// The raw baseline of `npm run bench`: what a careful engineer would hand-write with the same stack (Fastify 5 +
+// `pg`) to answer products.search and products.get, and nothing else. No registry, zod, Prisma, auth, rate
+// limiting or audit: it is the practical limit the service is measured against, so it must stay minimal.
+// It answers with byte-identical JSON to the service on the same data (bench/run.ts checks this before
+// measuring), which pins down the semantics: same filters, same order (newest first, then id descending), same
+// limit, same envelope {ok:true,result}, same field order.
+//
+// POST /ceiling answers a constant of the size of an unfiltered products.search answer: the framework ceiling
+// (HTTP + routing + JSON body parsing, no database, no serialization).
+//
+// Env: DATABASE_URL (required), PORT (default 0), HOST (127.0.0.1), POOL_MAX (10, as the service's DB_POOL_MAX).
+// Prints `listening <port>` on stdout when ready.
+import Fastify from 'fastify';
+import pg from 'pg';
+
+const databaseUrl = process.env.DATABASE_URL;
+if (!databaseUrl) throw new Error('DATABASE_URL is required');
+const pool = new pg.Pool({ connectionString: databaseUrl, max: Number(process.env.POOL_MAX ?? 10) });
+
+type SearchBody = {
+  q?: string;
+  categorySlug?: string;
+  brand?: string;
+  frameColor?: string;
+  lensColor?: string;
+  featured?: boolean;
+  inStock?: boolean;
+  minPriceOere?: number;
+  maxPriceOere?: number;
+  limit?: number;
+};
+
+// Fastify's own JSON-schema validation (compiled by ajv once): the idiomatic minimum for a hand-written route.
+const searchSchema = {
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      q: { type: 'string', maxLength: 200 },
+      categorySlug: { type: 'string', minLength: 1, maxLength: 200 },
+      brand: { type: 'string', maxLength: 200 },
+      frameColor: { type: 'string', maxLength: 100 },
+      lensColor: { type: 'string', maxLength: 100 },
+      featured: { type: 'boolean' },
+      inStock: { type: 'boolean' },
+      minPriceOere: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+      maxPriceOere: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+      limit: { type: 'integer', minimum: 1, maximum: 100 },
+    },
+  },
+} as const;
+
+const getSchema = {
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['slug'],
+    properties: { slug: { type: 'string', minLength: 1, maxLength: 200 } },
+  },
+} as const;
+
+type SummaryRow = {
+  id: string; slug: string; name: string; brand: string | null; priceDkk: string; stock: string; featured: boolean;
+  frameColor: string | null; lensColor: string | null; categorySlug: string | null; categoryName: string | null; firstImage: string | null;
+};
+
+async function search(b: SearchBody) {
+  const where = ['p."deletedAt" IS NULL'];
+  const values: unknown[] = [];
+  const param = (v: unknown) => `$${values.push(v)}`;
+  if (b.q) {
+    // Literal match: escape LIKE's wildcards and its escape character.
+    const p = param(`%${b.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    where.push(`(p.name ILIKE ${p} OR p.brand ILIKE ${p} OR p.description ILIKE ${p})`);
+  }
+  if (b.categorySlug !== undefined) where.push(`c.slug = ${param(b.categorySlug)}`);
+  if (b.brand !== undefined) where.push(`lower(p.brand) = lower(${param(b.brand)})`);
+  if (b.frameColor !== undefined) where.push(`lower(p."frameColor") = lower(${param(b.frameColor)})`);
+  if (b.lensColor !== undefined) where.push(`lower(p."lensColor") = lower(${param(b.lensColor)})`);
+  if (b.featured !== undefined) where.push(`p.featured = ${param(b.featured)}`);
+  if (b.inStock === true) where.push('p.stock > 0');
+  if (b.inStock === false) where.push('p.stock = 0');
+  if (b.minPriceOere !== undefined) where.push(`p."priceDkk" >= ${param(b.minPriceOere)}`);
+  if (b.maxPriceOere !== undefined) where.push(`p."priceDkk" <= ${param(b.maxPriceOere)}`);
+  const { rows } = await pool.query<SummaryRow>(
+    `SELECT p.id, p.slug, p.name, p.brand, p."priceDkk", p.stock, p.featured, p."frameColor", p."lensColor",
+            c.slug AS "categorySlug", c.name AS "categoryName", p.images[1] AS "firstImage"
+     FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
+     WHERE ${where.join(' AND ')}
+     ORDER BY p."createdAt" DESC, p.id DESC
+     LIMIT ${param(b.limit ?? 20)}`,
+    values,
+  );
+  // Field order is part of the byte-for-byte contract.
+  return rows.map((r) => ({
+    id: r.id,
+    slug: r.slug,
+    name: r.name,
+    brand: r.brand,
+    priceDkk: Number(r.priceDkk),
+    stock: Number(r.stock),
+    featured: r.featured,
+    frameColor: r.frameColor,
+    lensColor: r.lensColor,
+    categorySlug: r.categorySlug ?? '',
+    categoryName: r.categoryName ?? '',
+    firstImage: r.firstImage,
+  }));
+}
+
+type DetailRow = {
+  id: string; slug: string; name: string; brand: string | null; description: string; priceDkk: string; stock: string;
+  featured: boolean; frameColor: string | null; lensColor: string | null; images: string[] | null; createdAt: Date;
+  cSlug: string | null; cName: string | null; cDescription: string | null;
+};
+
+async function get(slug: string) {
+  const { rows } = await pool.query<DetailRow>(
+    `SELECT p.id, p.slug, p.name, p.brand, p.description, p."priceDkk", p.stock, p.featured, p."frameColor", p."lensColor",
+            p.images, p."createdAt", c.slug AS "cSlug", c.name AS "cName", c.description AS "cDescription"
+     FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
+     WHERE p.slug = $1 AND p."deletedAt" IS NULL`,
+    [slug],
+  );
+  const r = rows[0];
+  if (!r) return null;
+  return {
+    id: r.id,
+    slug: r.slug,
+    name: r.name,
+    brand: r.brand,
+    description: r.description,
+    priceDkk: Number(r.priceDkk),
+    stock: Number(r.stock),
+    featured: r.featured,
+    frameColor: r.frameColor,
+    lensColor: r.lensColor,
+    images: r.images ?? [],
+    category: r.cSlug === null ? { slug: '', name: '', description: null } : { slug: r.cSlug, name: r.cName, description: r.cDescription },
+    createdAt: r.createdAt.toISOString(),
+  };
+}
+
+const app = Fastify({ logger: false });
+
+app.post<{ Body: SearchBody }>('/api/v1/tools/products.search', { schema: searchSchema }, async (req) => ({
+  ok: true,
+  result: await search(req.body),
+}));
+
+app.post<{ Body: { slug: string } }>('/api/v1/tools/products.get', { schema: getSchema }, async (req, reply) => {
+  const product = await get(req.body.slug);
+  if (!product) return reply.code(404).send({ ok: false, error: `No product with slug "${req.body.slug}".` });
+  return { ok: true, result: product };
+});
+
+// Computed once at start-up from the data, so it has exactly the size of the unfiltered search answer.
+const constant = JSON.stringify({ ok: true, result: await search({}) });
+app.post('/ceiling', async (_req, reply) => reply.type('application/json; charset=utf-8').send(constant));
+
+app.get('/health', async () => ({ ok: true }));
+
+const shutdown = async () => {
+  await app.close();
+  await pool.end();
+  process.exit(0);
+};
+process.once('SIGTERM', shutdown);
+process.once('SIGINT', shutdown);
+
+const address = await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 0) });
+console.log(`listening ${new URL(address).port}`);
