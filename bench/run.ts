@@ -18,7 +18,7 @@
 // bench/results/service-<products>.cpuprofile, summarised by bench/profile-summary.ts),
 // BENCH_OUT (bench/results/latest.json), BENCH_STRICT=1 (exit 1 when a target is missed),
 // BENCH_EXTRA_SQL=<file> (run after the migrations: try an index before writing its migration),
-// BENCH_NODE_ARGS (extra node flags for the service, e.g. "--max-old-space-size=256").
+// BENCH_NODE_ARGS (node flags for the service; default "--max-old-space-size=256", as npm start uses).
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -51,7 +51,7 @@ const settings = {
   out: path.resolve(ROOT, env.BENCH_OUT ?? 'bench/results/latest.json'),
   strict: env.BENCH_STRICT === '1',
   /** Extra node flags for the service only (e.g. --max-old-space-size=256, as an operator would set them). */
-  serviceNodeArgs: (env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  serviceNodeArgs: (env.BENCH_NODE_ARGS ?? '--max-old-space-size=256').split(' ').filter(Boolean),
   /** SQL run after the migrations (e.g. an index being considered), before seeding. */
   extraSql: env.BENCH_EXTRA_SQL ? path.resolve(process.cwd(), env.BENCH_EXTRA_SQL) : undefined,
 };
