@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import { parseIdempotencyKey } from '../registry/idempotency.ts';
-import { invokeTool, type InvokeDeps, type InvokeResult } from '../registry/invoke-tool.ts';
+import { invokeTool, type InvokeDeps } from '../registry/invoke-tool.ts';
 import { countHeader } from './request-guard.ts';
 import { deprecationHeaders } from './deprecation.ts';
 
@@ -26,7 +26,7 @@ export function registerToolRoutes(
       const idempotencyKey = tool.write ? idempotencyKeyOf(req) : undefined;
       const { replayed, ...outcome } = await invokeTool(deps, {
         tool, body: req.body, principal: req.principal, requestId: req.id, log: req.log, idempotencyKey,
-      }) as InvokeResult & { replayed?: true };
+      });
       if (headers) reply.headers(headers);
       if (replayed) reply.header('Idempotent-Replayed', 'true');
       return outcome;

@@ -16,7 +16,7 @@ import { AppError, toProblem } from '../errors.ts';
 import type { Principal, Tool } from '../registry/define-tool.ts';
 import { deprecationNotice } from '../registry/deprecation-notice.ts';
 import { parseIdempotencyKey } from '../registry/idempotency.ts';
-import { invokeTool, type InvokeDeps, type InvokeResult } from '../registry/invoke-tool.ts';
+import { invokeTool, type InvokeDeps } from '../registry/invoke-tool.ts';
 import { resultEnvelope } from '../registry/result-envelope.ts';
 
 export const MCP_SERVER_INFO = { name: 'agent-api', title: 'Agent API', version: '1.0.0' } as const;
@@ -120,7 +120,7 @@ export function createMcpServer(deps: InvokeDeps, catalog: McpCatalog, ctx: McpC
         requestId: ctx.requestId,
         log: ctx.log,
         idempotencyKey,
-      })) as InvokeResult & { replayed?: true };
+      }));
       return {
         // structuredContent is the HTTP success body; the text block repeats it for clients without structured output.
         content: [{ type: 'text', text: JSON.stringify(outcome) }],

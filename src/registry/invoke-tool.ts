@@ -21,7 +21,7 @@ export type InvokeRequest = {
 
 export type InvokeResult =
   | { ok: true; result: unknown; replayed?: true }
-  | { ok: true; result: unknown; dryRun: true; changes: Change[] };
+  | { ok: true; result: unknown; dryRun: true; changes: Change[]; replayed?: undefined };
 
 /** Thrown to roll a dry run's transaction back once the handler has produced its result. */
 class DryRunRollback {
