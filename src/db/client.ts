@@ -1,5 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaClient } from '../generated/prisma/client.ts';
+import pg from 'pg';
+import { PrismaClient, type Prisma } from '../generated/prisma/client.ts';
 
 export type Db = PrismaClient;
 /** The client handed to code running inside `db.$transaction(async (tx) => …)`. */
@@ -7,15 +8,35 @@ export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$trans
 
 export type DbOptions = { connectionString: string; poolMax?: number; onQuery?: () => void };
 
+/** The pg pool under each client, for hand-written reads outside transactions (see queryRows). */
+const pools = new WeakMap<object, pg.Pool>();
+
 export function createDb({ connectionString, poolMax = 10, onQuery }: DbOptions): Db {
-  const adapter = new PrismaPg({
+  const pool = new pg.Pool({
     connectionString,
     max: poolMax,
     // Fail fast when the database is unreachable so callers get a 503 instead of hanging.
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
   });
+  // An idle connection dropped by the server must not crash the process; the next query reports the outage.
+  pool.on('error', () => {});
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   const db = new PrismaClient({ adapter, log: onQuery ? [{ emit: 'event', level: 'query' }] : [] });
   if (onQuery) db.$on('query' as never, onQuery);
+  else pools.set(db, pool);
   return db;
+}
+
+/**
+ * Runs hand-written SQL. Outside a transaction it goes straight to the pg pool: the bench measured Prisma's raw-query
+ * path at ~2.5 × the Node CPU of `pg` for the same query on the hottest reads (docs/performance.md). Inside a
+ * transaction (or on a client that counts queries) it stays on Prisma, so it sees and joins the transaction.
+ * BIGINT and COUNT come back as bigint from Prisma and as strings from pg: callers convert with Number().
+ */
+export async function queryRows<T>(db: Db | Tx, sql: Prisma.Sql): Promise<T[]> {
+  const pool = pools.get(db);
+  if (!pool) return (db as Tx).$queryRaw<T[]>(sql);
+  const { rows } = await pool.query(sql.text, sql.values);
+  return rows as T[];
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Tx } from '../db/client.ts';
+import { queryRows, type Tx } from '../db/client.ts';
+import { Prisma } from '../generated/prisma/client.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
 import { AppError } from '../errors.ts';
 import { defineTool, type ToolContext } from '../registry/define-tool.ts';
@@ -67,10 +68,10 @@ export const categoryEntity: ReversibleEntity = {
 type CategoryListRow = z.input<typeof CategoryListItem>;
 
 async function queryCategoryList(db: ToolContext['db']): Promise<CategoryListRow[]> {
-  const rows = await db.$queryRaw<{ id: string; slug: string; name: string; description: string | null; productCount: bigint }[]>`
+  const rows = await queryRows<{ id: string; slug: string; name: string; description: string | null; productCount: bigint | string }>(db, Prisma.sql`
     SELECT c.id, c.slug, c.name, c.description,
            (SELECT count(*) FROM "Product" p WHERE p."categoryId" = c.id AND p."deletedAt" IS NULL) AS "productCount"
-    FROM "Category" c ORDER BY c.name, c.id`;
+    FROM "Category" c ORDER BY c.name, c.id`);
   return rows.map((r) => ({ ...r, productCount: Number(r.productCount) }));
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Tx } from '../db/client.ts';
+import { queryRows, type Tx } from '../db/client.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { checkImageUrl } from '../domain/image-url.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
@@ -115,7 +115,7 @@ export const ProductDetail = z.object({
 // ---------- reads ----------
 
 type SummaryRow = {
-  id: string; slug: string; name: string; brand: string | null; priceDkk: bigint; stock: bigint; featured: boolean;
+  id: string; slug: string; name: string; brand: string | null; priceDkk: bigint | string; stock: bigint | string; featured: boolean;
   frameColor: string | null; lensColor: string | null; categorySlug: string | null; categoryName: string | null; firstImage: string | null;
 };
 
@@ -142,13 +142,13 @@ export async function searchProducts(db: ToolContext['db'], input: z.infer<typeo
   if (input.minPriceOere !== undefined) where.push(Prisma.sql`p."priceDkk" >= ${BigInt(input.minPriceOere)}`);
   if (input.maxPriceOere !== undefined) where.push(Prisma.sql`p."priceDkk" <= ${BigInt(input.maxPriceOere)}`);
 
-  const rows = await db.$queryRaw<SummaryRow[]>`
+  const rows = await queryRows<SummaryRow>(db, Prisma.sql`
     SELECT p.id, p.slug, p.name, p.brand, p."priceDkk", p.stock, p.featured, p."frameColor", p."lensColor",
            c.slug AS "categorySlug", c.name AS "categoryName", p.images[1] AS "firstImage"
     FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
     WHERE ${Prisma.join(where, ' AND ')}
     ORDER BY p."createdAt" DESC, p.id DESC
-    LIMIT ${input.limit}`;
+    LIMIT ${input.limit}`);
   return rows.map((r) => ({
     ...r,
     priceDkk: Number(r.priceDkk),
@@ -159,7 +159,7 @@ export async function searchProducts(db: ToolContext['db'], input: z.infer<typeo
 }
 
 type DetailRow = {
-  id: string; slug: string; name: string; brand: string | null; description: string; priceDkk: bigint; stock: bigint; featured: boolean;
+  id: string; slug: string; name: string; brand: string | null; description: string; priceDkk: bigint | string; stock: bigint | string; featured: boolean;
   frameColor: string | null; lensColor: string | null; images: string[] | null; createdAt: Date;
   categorySlug: string | null; categoryName: string | null; categoryDescription: string | null;
 };
@@ -169,11 +169,11 @@ type DetailRow = {
  * (the product, then its category by id): with it products.get ran at ~0.2 × the hand-written baseline.
  */
 export async function getProduct(db: ToolContext['db'], slugValue: string) {
-  const [p] = await db.$queryRaw<DetailRow[]>`
+  const [p] = await queryRows<DetailRow>(db, Prisma.sql`
     SELECT p.id, p.slug, p.name, p.brand, p.description, p."priceDkk", p.stock, p.featured, p."frameColor", p."lensColor",
            p.images, p."createdAt", c.slug AS "categorySlug", c.name AS "categoryName", c.description AS "categoryDescription"
     FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
-    WHERE p.slug = ${slugValue} AND p."deletedAt" IS NULL`;
+    WHERE p.slug = ${slugValue} AND p."deletedAt" IS NULL`);
   if (!p) throw new AppError('not_found', `No product with slug "${slugValue}".`);
   return {
     id: p.id,
