@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey } from '../../src/auth/key-format.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { catalogWriteAssertions } from '../helpers/catalog-writes.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
 let t: TestApp;
@@ -24,30 +25,12 @@ const list = async () => {
   return res.json().result as { id: string; slug: string; name: string; description: string | null; productCount: number }[];
 };
 const category = (slug: string) => t.db.category.findUnique({ where: { slug } });
-const auditCount = () => t.db.auditEntry.count();
-const latestAudit = () => t.db.auditEntry.findFirstOrThrow({ orderBy: [{ at: 'desc' }, { id: 'desc' }] });
-const snapshot = async () => ({
-  categories: await t.db.category.findMany({ orderBy: { id: 'asc' } }),
-  products: await t.db.product.findMany({ orderBy: { id: 'asc' } }),
-  audit: await auditCount(),
-});
-
-async function expectRefused(name: string, body: unknown, status: number, code: string) {
-  const before = await snapshot();
-  const problem = expectProblem(await call(name, body), status, code);
-  expect(await snapshot()).toEqual(before);
-  return problem;
-}
-
-async function expectOneAuditEntry(name: string, body: unknown) {
-  const before = await auditCount();
-  const res = await call(name, body);
-  expect(res.statusCode, res.body).toBe(200);
-  expect(await auditCount()).toBe(before + 1);
-  const entry = await latestAudit();
-  expect(entry).toMatchObject({ tool: name, entityType: 'category', apiKeyId: keyId, revertOf: null });
-  return { res, entry };
-}
+const { snapshot, auditCount, latestAudit, expectRefused, expectOneAuditEntry } = catalogWriteAssertions(
+  () => t.db,
+  call,
+  'category',
+  () => keyId,
+);
 
 let seq = 0;
 async function product(categorySlug: string) {

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey } from '../../src/auth/key-format.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { catalogWriteAssertions } from '../helpers/catalog-writes.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
 const MAX = 9007199254740991;
@@ -49,33 +50,12 @@ async function create(over: Record<string, unknown> = {}): Promise<{ id: string;
 }
 
 const row = (slug: string) => t.db.product.findUnique({ where: { slug } });
-const auditCount = () => t.db.auditEntry.count();
-const latestAudit = () => t.db.auditEntry.findFirstOrThrow({ orderBy: [{ at: 'desc' }, { id: 'desc' }] });
-/** Everything a failed call must leave untouched. */
-const snapshot = async () => ({
-  products: await t.db.product.findMany({ orderBy: { id: 'asc' } }),
-  categories: await t.db.category.findMany({ orderBy: { id: 'asc' } }),
-  audit: await auditCount(),
-});
-
-/** Calls a write tool that must fail with `status`/`code` and asserts the database did not change. */
-async function expectRefused(name: string, body: unknown, status: number, code: string) {
-  const before = await snapshot();
-  const problem = expectProblem(await call(name, body), status, code);
-  expect(await snapshot()).toEqual(before);
-  return problem;
-}
-
-/** Calls a write tool that must succeed and asserts it wrote exactly one audit entry. */
-async function expectOneAuditEntry(name: string, body: unknown) {
-  const before = await auditCount();
-  const res = await call(name, body);
-  expect(res.statusCode, res.body).toBe(200);
-  expect(await auditCount()).toBe(before + 1);
-  const entry = await latestAudit();
-  expect(entry).toMatchObject({ tool: name, entityType: 'product', apiKeyId: keyId, revertOf: null });
-  return { res, entry };
-}
+const { snapshot, auditCount, latestAudit, expectRefused, expectOneAuditEntry } = catalogWriteAssertions(
+  () => t.db,
+  call,
+  'product',
+  () => keyId,
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 
