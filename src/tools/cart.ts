@@ -162,6 +162,15 @@ async function takeStock(ctx: ToolContext, lines: readonly { productId: string; 
 
 const itemInput = z.strictObject({ productSlug: slugRef(), quantity: quantity(1) });
 
+/** Locks the open cart, applies `change`, audits the cart's lines before and after, and returns the priced cart. */
+async function changeCart(ctx: ToolContext, cartId: string, change: () => Promise<unknown>) {
+  const cart = await lockOpenCart(ctx, cartId);
+  const before = await cartSnapshot(ctx, cartId);
+  await change();
+  ctx.audit({ entityType: 'cart', entityId: cartId, before, after: await cartSnapshot(ctx, cartId) });
+  return cartView(ctx, cart, undefined);
+}
+
 export const cartTools = [
   defineTool({
     name: 'cart.create',
@@ -187,13 +196,7 @@ export const cartTools = [
     input: z.strictObject({ cartId: cartIdRef(), productSlug: slugRef(), quantity: quantity(1) }),
     output: CartOut,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    async handler({ cartId, productSlug, quantity: units }, ctx) {
-      const cart = await lockOpenCart(ctx, cartId);
-      const before = await cartSnapshot(ctx, cartId);
-      await addToCart(ctx, cartId, productSlug, units);
-      ctx.audit({ entityType: 'cart', entityId: cartId, before, after: await cartSnapshot(ctx, cartId) });
-      return cartView(ctx, cart, undefined);
-    },
+    handler: ({ cartId, productSlug, quantity: units }, ctx) => changeCart(ctx, cartId, () => addToCart(ctx, cartId, productSlug, units)),
   }),
 
   defineTool({
@@ -204,18 +207,15 @@ export const cartTools = [
     input: z.strictObject({ cartId: cartIdRef(), productSlug: slugRef(), quantity: quantity(0) }),
     output: CartOut,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    async handler({ cartId, productSlug, quantity: units }, ctx) {
-      const cart = await lockOpenCart(ctx, cartId);
-      // Soft-deleted products included: removing a product that is no longer sold must stay possible.
-      const product = await ctx.db.product.findUnique({ where: { slug: productSlug }, select: { id: true } });
-      const line = product && await ctx.db.cartItem.findUnique({ where: { cartId_productId: { cartId, productId: product.id } } });
-      if (!line) throw new AppError('not_found', `Cart "${cartId}" has no line for "${productSlug}".`);
-      const before = await cartSnapshot(ctx, cartId);
-      if (units === 0) await ctx.db.cartItem.delete({ where: { id: line.id } });
-      else await ctx.db.cartItem.update({ where: { id: line.id }, data: { quantity: BigInt(units) } });
-      ctx.audit({ entityType: 'cart', entityId: cartId, before, after: await cartSnapshot(ctx, cartId) });
-      return cartView(ctx, cart, undefined);
-    },
+    handler: ({ cartId, productSlug, quantity: units }, ctx) =>
+      changeCart(ctx, cartId, async () => {
+        // Soft-deleted products included: removing a product that is no longer sold must stay possible.
+        const product = await ctx.db.product.findUnique({ where: { slug: productSlug }, select: { id: true } });
+        const line = product && await ctx.db.cartItem.findUnique({ where: { cartId_productId: { cartId, productId: product.id } } });
+        if (!line) throw new AppError('not_found', `Cart "${cartId}" has no line for "${productSlug}".`);
+        if (units === 0) await ctx.db.cartItem.delete({ where: { id: line.id } });
+        else await ctx.db.cartItem.update({ where: { id: line.id }, data: { quantity: BigInt(units) } });
+      }),
   }),
 
   defineTool({
