@@ -12,15 +12,10 @@ export function fromFastifyError(err: FastifyError): AppError | null {
       return new AppError('invalid_body', 'The body is empty; send a JSON object ({} when the tool takes no fields).');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', 'The request body exceeds the size limit.');
+    // Fastify reports a "__proto__" / "constructor.prototype" key (refused by secure-json-parse) with this same code.
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new AppError('invalid_json', 'The body is not valid JSON.');
-  }
-  // secure-json-parse rejects __proto__ / constructor.prototype with a plain 400 SyntaxError.
-  if (err.statusCode === 400 && (err instanceof SyntaxError || /prototype/i.test(err.message))) {
-    return new AppError('invalid_json', /prototype/i.test(err.message)
-      ? 'The body contains a forbidden "__proto__" or "constructor.prototype" key.'
-      : 'The body is not valid JSON.');
+      return new AppError('invalid_json', 'The body is not valid JSON, or it holds a forbidden "__proto__" or "constructor.prototype" key.');
   }
   if (err.statusCode === 415) return new AppError('unsupported_media_type', 'Tool calls take Content-Type: application/json.');
   if (err.statusCode === 413) return new AppError('payload_too_large', 'The request body exceeds the size limit.');

@@ -39,6 +39,16 @@ export type ToolAnnotations = {
 
 export type Deprecation = { since: Date; sunset: Date; link: string };
 
+/** Spec §9.6: a Sunset date is announced at least 90 days before the removal it names. */
+export const MIN_SUNSET_NOTICE_DAYS = 90;
+
+function checkDeprecation(name: string, d: Deprecation): void {
+  const noticeDays = (d.sunset.getTime() - d.since.getTime()) / 86_400_000;
+  if (!(noticeDays >= MIN_SUNSET_NOTICE_DAYS)) {
+    throw new Error(`${name}: Sunset must be at least ${MIN_SUNSET_NOTICE_DAYS} days after Deprecation (got ${noticeDays.toFixed(1)})`);
+  }
+}
+
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
 export type ToolSpec<I extends AnyObject, O extends z.ZodType> = {
@@ -80,6 +90,7 @@ const DryRunField = z.boolean().optional().describe('Validate and run the tool i
 const ConfirmField = z.literal(true).describe('Must be exactly true to perform this change (not needed with dryRun: true).');
 
 export function defineTool<I extends AnyObject, O extends z.ZodType>(spec: ToolSpec<I, O>): Tool {
+  if (spec.deprecated) checkDeprecation(spec.name, spec.deprecated);
   const write = !spec.annotations.readOnlyHint;
   const requiresConfirm = spec.requiresConfirm ?? false;
   const extras: z.ZodRawShape = write ? { dryRun: DryRunField } : {};

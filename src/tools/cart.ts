@@ -28,6 +28,15 @@ const CartLineOut = z.object({
   available: z.boolean().describe('The product is still sold and has this many units in stock right now (checked again at checkout).'),
 });
 
+/** The amounts of priceOrder(), in øre, as both the priced cart and the placed order report them. */
+const MoneyFields = {
+  subtotalDkk: z.number().int(),
+  discountDkk: z.number().int(),
+  shippingDkk: z.number().int(),
+  totalDkk: z.number().int(),
+  vatOere: z.number().int(),
+};
+
 const CartOut = z.object({
   cartId: z.string(),
   status: z.enum([OPEN, CHECKED_OUT]),
@@ -35,11 +44,7 @@ const CartOut = z.object({
   currency: z.string(),
   items: z.array(CartLineOut),
   discountCode: z.string().nullable(),
-  subtotalDkk: z.number().int(),
-  discountDkk: z.number().int(),
-  shippingDkk: z.number().int(),
-  totalDkk: z.number().int(),
-  vatOere: z.number().int(),
+  ...MoneyFields,
   createdAt: timestamp(),
 });
 
@@ -49,11 +54,7 @@ const CheckoutOut = z.object({
   currency: z.string(),
   items: z.array(z.object({ productSlug: z.string(), productName: z.string(), quantity: z.number().int(), unitPriceDkk: z.number().int() })),
   discountCode: z.string().nullable(),
-  subtotalDkk: z.number().int(),
-  discountDkk: z.number().int(),
-  shippingDkk: z.number().int(),
-  totalDkk: z.number().int(),
-  vatOere: z.number().int(),
+  ...MoneyFields,
   payment: z.object({ provider: z.string(), instructions: z.string() }),
 });
 

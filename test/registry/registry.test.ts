@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { defineTool } from '../../src/registry/define-tool.ts';
 import { SCOPES } from '../../src/registry/scopes.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 
@@ -38,5 +39,29 @@ describe('tool registry', () => {
       ['categories.list', 'products.get', 'products.search', 'site.get_page', 'site.list_pages'].filter((n) => TOOLS.some((t) => t.name === n)).sort(),
     );
     for (const t of TOOLS.filter((x) => x.anonymous)) expect(t.write).toBe(false);
+  });
+});
+
+describe('defineTool deprecation (spec §9.6)', () => {
+  const base = {
+    name: 'x.old',
+    title: 'Old tool',
+    description: 'A deprecated tool used only by this test.',
+    scope: 'catalog:read' as const,
+    input: z.strictObject({}),
+    output: z.object({}),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    handler: async () => ({}),
+  };
+  const since = new Date('2026-01-01T00:00:00Z');
+  const daysLater = (d: number) => new Date(since.getTime() + d * 86_400_000);
+
+  it('refuses a Sunset announced less than 90 days ahead', () => {
+    expect(() => defineTool({ ...base, deprecated: { since, sunset: daysLater(89), link: 'https://x.test/d' } })).toThrow(/at least 90 days/);
+    expect(() => defineTool({ ...base, deprecated: { since, sunset: daysLater(-1), link: 'https://x.test/d' } })).toThrow(/at least 90 days/);
+  });
+
+  it('accepts a Sunset 90 or more days ahead', () => {
+    expect(defineTool({ ...base, deprecated: { since, sunset: daysLater(90), link: 'https://x.test/d' } }).deprecated?.sunset).toEqual(daysLater(90));
   });
 });
