@@ -18,9 +18,10 @@
 // bench/results/service-<products>.cpuprofile, summarised by bench/profile-summary.ts),
 // BENCH_OUT (bench/results/latest.json), BENCH_STRICT=1 (exit 1 when a target is missed),
 // BENCH_EXTRA_SQL=<file> (run after the migrations: try an index before writing its migration),
-// BENCH_NODE_ARGS (node flags for the service; default "--max-old-space-size=256", as npm start uses).
+// BENCH_NODE_ARGS (node flags for the service; default "--max-old-space-size=256", as npm start uses),
+// BENCH_SERVICE_LOG=<file> (the service's stdout and stderr, e.g. with BENCH_NODE_ARGS="… --trace-gc").
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,6 +55,7 @@ const settings = {
   serviceNodeArgs: (env.BENCH_NODE_ARGS ?? '--max-old-space-size=256').split(' ').filter(Boolean),
   /** SQL run after the migrations (e.g. an index being considered), before seeding. */
   extraSql: env.BENCH_EXTRA_SQL ? path.resolve(process.cwd(), env.BENCH_EXTRA_SQL) : undefined,
+  serviceLog: env.BENCH_SERVICE_LOG ? path.resolve(process.cwd(), env.BENCH_SERVICE_LOG) : undefined,
 };
 if (settings.sizes.length === 0) throw new Error('BENCH_SIZES names no valid size');
 // Writes only run on the largest catalog: their cost does not depend on catalog size, and the growth report is
@@ -116,6 +118,7 @@ async function startChild(name: string, nodeArgs: string[], childEnv: NodeJS.Pro
   let tail = '';
   const keep = (chunk: Buffer) => {
     tail = (tail + chunk.toString()).slice(-8000);
+    if (settings.serviceLog && name === 'service') appendFileSync(settings.serviceLog, chunk);
   };
   proc.stdout!.on('data', keep);
   proc.stderr!.on('data', keep);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { KeyStore } from './auth/key-store.ts';
 import type { Config } from './config.ts';
@@ -8,6 +7,7 @@ import { sendProblem } from './http/problem.ts';
 import { rateLimitHeaders } from './http/rate-limit-headers.ts';
 import { createLimiters } from './http/rate-limit.ts';
 import { createRequestGuard } from './http/request-guard.ts';
+import { newRequestId } from './http/request-id.ts';
 import { registerToolRoutes } from './http/tool-routes.ts';
 import { registerWellKnown } from './http/well-known.ts';
 import { registerMcp } from './mcp/mcp-route.ts';
@@ -30,7 +30,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     bodyLimit: config.bodyLimitBytes,
     // Rate limits key on the socket address; trusting X-Forwarded-For would let callers reset them.
     trustProxy: false,
-    genReqId: () => randomBytes(8).toString('hex'),
+    genReqId: newRequestId,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,

@@ -1,15 +1,16 @@
 import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
+import { ErrorCode, isInitializeRequest, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { baseUrlOf } from '../http/base-url.ts';
 import { problemInstance } from '../http/problem.ts';
-import { rateLimitHeaders } from '../http/rate-limit-headers.ts';
 import type { createRequestGuard } from '../http/request-guard.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import type { InvokeDeps } from '../registry/invoke-tool.ts';
 import { buildMcpCatalog, createMcpServer, MCP_PROTOCOL_VERSIONS, type McpCatalog } from './create-mcp-server.ts';
+import { JsonExchangeTransport } from './json-exchange-transport.ts';
 import { buildProtectedResourceMetadata, buildServerCard, MCP_PATH, PROTECTED_RESOURCE_PATH, SERVER_CARD_PATHS } from './server-card.ts';
 
 export type McpRouteOptions = {
@@ -69,27 +70,17 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): void {
   ];
 
   app.post(MCP_PATH, { onRequest }, async (req, reply) => {
+    const read = readMessages(req.headers.accept, req.body);
+    if ('status' in read) return reply.code(read.status).send(jsonRpcError(read.code, read.message));
     const server = createMcpServer(deps, getCatalog(), { principal: req.principal, requestId: req.id, log: req.log, instance: problemInstance(req) });
-    // JSON responses, not SSE: a stateless server has nothing to stream between requests.
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    // From here the SDK writes the raw response, and hijacked replies skip onSend: copy X-Request-Id and the
-    // rate-limit headers now (Node merges setHeader values into the SDK's writeHead).
-    reply.hijack();
-    const headers = { ...reply.getHeaders(), ...rateLimitHeaders(req.rateLimits) };
-    for (const [name, value] of Object.entries(headers)) if (value !== undefined) reply.raw.setHeader(name, value);
-    // Server.close() also closes its transport; a failure there must not become an unhandled rejection.
-    reply.raw.on('close', () => {
-      server.close().catch((err: unknown) => req.log.warn({ err }, 'closing the MCP server failed'));
-    });
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(req.raw, reply.raw, req.body);
-    } catch (err) {
-      req.log.error({ err }, 'MCP request failed');
-      if (!reply.raw.headersSent) {
-        reply.raw.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify(jsonRpcError(-32603, 'Internal error')));
-      }
-    }
+    const transport = new JsonExchangeTransport();
+    await server.connect(transport);
+    // Not closed afterwards: a stateless server holds nothing once its responses are out, and Protocol's close
+    // builds an McpError (with a stack trace) per call just to reject requests that cannot be pending.
+    const responses = await transport.exchange(read.messages);
+    if (responses.length === 0) return reply.code(202).send();
+    // JSON, not SSE: a stateless server has nothing to stream. A batch is answered with an array (JSON-RPC 2.0 §6).
+    return reply.type('application/json; charset=utf-8').send(read.batch ? responses : responses[0]);
   });
 
   // Stateless: no SSE stream to open with GET and no session to end with DELETE.
@@ -109,6 +100,32 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): void {
   app.get(PROTECTED_RESOURCE_PATH, async (req, reply) =>
     reply.headers(DISCOVERY_HEADERS).send(buildProtectedResourceMetadata(baseUrlOf(req, config))),
   );
+}
+
+type ReadMessages = { messages: JSONRPCMessage[]; batch: boolean } | { status: number; code: number; message: string };
+
+/**
+ * The HTTP rules of a Streamable HTTP POST, as the SDK's transport applies them (same statuses and JSON-RPC codes):
+ * the client must accept both JSON and SSE, the body is one JSON-RPC message or a batch of at most 100, and an
+ * initialize request comes alone. Body framing (content type, size, JSON syntax) is Fastify's, as for every route.
+ */
+export function readMessages(accept: string | undefined, body: unknown): ReadMessages {
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
+    return { status: 406, code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' };
+  }
+  const batch = Array.isArray(body);
+  if (batch && body.length > MAX_BATCH_SIZE) {
+    return { status: 400, code: ErrorCode.InvalidRequest, message: `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages` };
+  }
+  const parsed = (batch ? body : [body]).map((m) => JSONRPCMessageSchema.safeParse(m));
+  if (parsed.length === 0 || parsed.some((p) => !p.success)) {
+    return { status: 400, code: ErrorCode.ParseError, message: 'Parse error: Invalid JSON-RPC message' };
+  }
+  const messages = parsed.map((p) => p.data as JSONRPCMessage);
+  if (messages.length > 1 && messages.some(isInitializeRequest)) {
+    return { status: 400, code: ErrorCode.InvalidRequest, message: 'Invalid Request: Only one initialization request is allowed' };
+  }
+  return { messages, batch };
 }
 
 function jsonRpcError(code: number, message: string) {

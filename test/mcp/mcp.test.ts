@@ -243,3 +243,66 @@ describe('HTTP level', () => {
     expect(res.headers.get('mcp-session-id')).toBeNull();
   });
 });
+
+describe('POST framing (the Streamable HTTP rules the route applies itself)', () => {
+  const initialize = (id: number) => ({
+    jsonrpc: '2.0', id, method: 'initialize',
+    params: { protocolVersion: MCP_PROTOCOL_VERSIONS[0], capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+
+  it('answers initialize with the negotiated version, the server info and no session id', async () => {
+    const res = await rawPost({}, initialize(7));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    const body = await jsonOf<{ id: number; result: { protocolVersion: string; serverInfo: { name: string }; capabilities: object } }>(res);
+    expect(body.id).toBe(7);
+    expect(body.result.protocolVersion).toBe(MCP_PROTOCOL_VERSIONS[0]);
+    expect(body.result.serverInfo.name).toBe('agent-api');
+    expect(body.result.capabilities).toEqual({ tools: { listChanged: false } });
+  });
+
+  it('refuses a client that does not accept both JSON and SSE with 406', async () => {
+    const res = await rawPost({ accept: 'application/json' });
+    expect(res.status).toBe(406);
+    expect((await jsonOf<JsonRpcReply>(res)).error.code).toBe(-32000);
+  });
+
+  it('answers a body that is JSON but not JSON-RPC with 400 and -32700, running nothing', async () => {
+    for (const body of [{ hello: 'world' }, { jsonrpc: '1.0', id: 1, method: 'tools/list' }, [], 'x']) {
+      const res = await rawPost({}, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect((await jsonOf<JsonRpcReply>(res)).error.code).toBe(-32700);
+    }
+  });
+
+  it('answers notifications alone with 202 and no body', async () => {
+    const res = await rawPost({}, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(res.status).toBe(202);
+    expect(await res.text()).toBe('');
+  });
+
+  it('answers a batch with an array of the requests’ responses, in request order, skipping notifications', async () => {
+    const res = await rawPost({}, [
+      { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'categories.list', arguments: {} } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 'a', method: 'ping' },
+      { jsonrpc: '2.0', id: 'c', method: 'no/such/method' },
+    ]);
+    expect(res.status).toBe(200);
+    const body = await jsonOf<{ id: string; result?: { structuredContent?: { ok: boolean } }; error?: { code: number } }[]>(res);
+    expect(body.map((m) => m.id)).toEqual(['b', 'a', 'c']);
+    expect(body[0]?.result?.structuredContent?.ok).toBe(true);
+    expect(body[1]?.result).toEqual({});
+    expect(body[2]?.error?.code).toBe(-32601);
+  });
+
+  it('refuses an initialize request batched with others, and a batch over 100 messages, with 400 and -32600', async () => {
+    const mixed = await rawPost({}, [initialize(1), { jsonrpc: '2.0', id: 2, method: 'ping' }]);
+    expect(mixed.status).toBe(400);
+    expect((await jsonOf<JsonRpcReply>(mixed)).error.code).toBe(-32600);
+    const tooMany = await rawPost({}, Array.from({ length: 101 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'ping' })));
+    expect(tooMany.status).toBe(400);
+    expect((await jsonOf<JsonRpcReply>(tooMany)).error.code).toBe(-32600);
+  });
+});
