@@ -101,7 +101,7 @@ export type SeedStats = {
   categories: number;
   orders: number;
   orderItems: number;
-  /** Live products matching Q_WORD the way products.search does (name, brand or description, ILIKE). */
+  /** Live products matching Q_WORD by q's definition (name, brand or description, ILIKE; products.search runs it on "searchText"). */
   qMatches: number;
   seedSeconds: number;
   /** Seconds per seeding step. */
