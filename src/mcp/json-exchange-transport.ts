@@ -1,11 +1,5 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  type JSONRPCMessage,
-  type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * The SDK `Transport` for one stateless Streamable HTTP POST answered with JSON: the messages of the POST go in,
@@ -15,6 +9,9 @@ import {
  * objects and the web `Request`/`Response` (through @hono/node-server, with a ReadableStream per body), which cost
  * more CPU per call than the rest of the MCP layer; a stateless JSON server has no stream and no session that needs
  * them. The HTTP rules that transport applies are in mcp-route.ts (`readMessages`).
+ *
+ * Messages are told apart by their keys, not with the SDK's `isJSONRPC*` guards (each a zod parse): what comes in
+ * was validated by readMessages, and what goes out is built by the SDK's Protocol.
  */
 export class JsonExchangeTransport implements Transport {
   onclose?: () => void;
@@ -33,16 +30,14 @@ export class JsonExchangeTransport implements Transport {
 
   /** Server-initiated notifications and requests have nowhere to go without a stream, as in the SDK's JSON mode. */
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
-    if (message.id === undefined || !this.awaited.has(message.id)) return;
+    if (!('result' in message || 'error' in message) || message.id === undefined || !this.awaited.has(message.id)) return;
     this.responses.set(message.id, message);
     if (this.responses.size === this.awaited.size) this.finish?.();
   }
 
   /** Delivers the messages; resolves when every request among them has its response (at once when there is none). */
   exchange(messages: readonly JSONRPCMessage[]): Promise<JSONRPCMessage[]> {
-    const ids = messages.filter(isJSONRPCRequest).map((m) => m.id);
-    this.awaited = new Set(ids);
+    this.awaited = new Set(messages.filter(isRequest).map((m) => m.id));
     const done = new Promise<JSONRPCMessage[]>((resolve) => {
       this.finish = () => resolve([...this.awaited].map((id) => this.responses.get(id) as JSONRPCMessage));
     });
@@ -50,4 +45,9 @@ export class JsonExchangeTransport implements Transport {
     if (this.awaited.size === 0) this.finish?.();
     return done;
   }
+}
+
+/** A validated message with a method and an id is a request (without an id, a notification). */
+export function isRequest(message: JSONRPCMessage): message is Extract<JSONRPCMessage, { method: string; id: RequestId }> {
+  return 'method' in message && 'id' in message;
 }

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
-import { ErrorCode, isInitializeRequest, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { baseUrlOf } from '../http/base-url.ts';
@@ -10,7 +10,7 @@ import type { createRequestGuard } from '../http/request-guard.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import type { InvokeDeps } from '../registry/invoke-tool.ts';
 import { buildMcpCatalog, createMcpServer, MCP_PROTOCOL_VERSIONS, type McpCatalog } from './create-mcp-server.ts';
-import { JsonExchangeTransport } from './json-exchange-transport.ts';
+import { isRequest, JsonExchangeTransport } from './json-exchange-transport.ts';
 import { buildProtectedResourceMetadata, buildServerCard, MCP_PATH, PROTECTED_RESOURCE_PATH, SERVER_CARD_PATHS } from './server-card.ts';
 
 export type McpRouteOptions = {
@@ -122,7 +122,7 @@ export function readMessages(accept: string | undefined, body: unknown): ReadMes
     return { status: 400, code: ErrorCode.ParseError, message: 'Parse error: Invalid JSON-RPC message' };
   }
   const messages = parsed.map((p) => p.data as JSONRPCMessage);
-  if (messages.length > 1 && messages.some(isInitializeRequest)) {
+  if (messages.length > 1 && messages.some((m) => isRequest(m) && m.method === 'initialize')) {
     return { status: 400, code: ErrorCode.InvalidRequest, message: 'Invalid Request: Only one initialization request is allowed' };
   }
   return { messages, batch };

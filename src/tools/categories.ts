@@ -71,7 +71,7 @@ async function queryCategoryList(db: ToolContext['db']): Promise<CategoryListRow
   const rows = await queryRows<{ id: string; slug: string; name: string; description: string | null; productCount: bigint | string }>(db, Prisma.sql`
     SELECT c.id, c.slug, c.name, c.description,
            (SELECT count(*) FROM "Product" p WHERE p."categoryId" = c.id AND p."deletedAt" IS NULL) AS "productCount"
-    FROM "Category" c ORDER BY c.name, c.id`);
+    FROM "Category" c ORDER BY c.name, c.id`, { prepareAs: 'categories_list' });
   return rows.map((r) => ({ ...r, productCount: Number(r.productCount) }));
 }
 

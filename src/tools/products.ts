@@ -158,7 +158,9 @@ export async function searchProducts(db: ToolContext['db'], input: z.infer<typeo
     FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
     WHERE ${Prisma.join(where, ' AND ')}
     ORDER BY p."createdAt" DESC, p.id DESC
-    LIMIT ${input.limit}`);
+    LIMIT ${input.limit}`,
+  // Unfiltered, the plan is always the newest-first index walk; with filters it depends on their values.
+  { prepareAs: where.length === 1 ? 'products_search_unfiltered' : undefined });
   return rows.map((r) => ({
     ...r,
     priceDkk: Number(r.priceDkk),
@@ -183,7 +185,7 @@ export async function getProduct(db: ToolContext['db'], slugValue: string) {
     SELECT p.id, p.slug, p.name, p.brand, p.description, p."priceDkk", p.stock, p.featured, p."frameColor", p."lensColor",
            p.images, p."createdAt", c.slug AS "categorySlug", c.name AS "categoryName", c.description AS "categoryDescription"
     FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
-    WHERE p.slug = ${slugValue} AND p."deletedAt" IS NULL`);
+    WHERE p.slug = ${slugValue} AND p."deletedAt" IS NULL`, { prepareAs: 'products_get' });
   if (!p) throw new AppError('not_found', `No product with slug "${slugValue}".`);
   return {
     id: p.id,
