@@ -18,7 +18,7 @@
 // bench/results/service-<products>.cpuprofile, summarised by bench/profile-summary.ts),
 // BENCH_OUT (bench/results/latest.json), BENCH_STRICT=1 (exit 1 when a target is missed),
 // BENCH_EXTRA_SQL=<file> (run after the migrations: try an index before writing its migration),
-// BENCH_NODE_ARGS (node flags for the service; default "--max-old-space-size=256", as npm start uses),
+// BENCH_NODE_ARGS (node flags for the service; default: those of `npm start` in package.json),
 // BENCH_SERVICE_LOG=<file> (the service's stdout and stderr, e.g. with BENCH_NODE_ARGS="… --trace-gc").
 import { spawn } from 'node:child_process';
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -52,12 +52,20 @@ const settings = {
   out: path.resolve(ROOT, env.BENCH_OUT ?? 'bench/results/latest.json'),
   strict: env.BENCH_STRICT === '1',
   /** Extra node flags for the service only (e.g. --max-old-space-size=256, as an operator would set them). */
-  serviceNodeArgs: (env.BENCH_NODE_ARGS ?? '--max-old-space-size=256').split(' ').filter(Boolean),
+  serviceNodeArgs: env.BENCH_NODE_ARGS !== undefined ? env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : startScriptNodeFlags(),
   /** SQL run after the migrations (e.g. an index being considered), before seeding. */
   extraSql: env.BENCH_EXTRA_SQL ? path.resolve(process.cwd(), env.BENCH_EXTRA_SQL) : undefined,
   serviceLog: env.BENCH_SERVICE_LOG ? path.resolve(process.cwd(), env.BENCH_SERVICE_LOG) : undefined,
 };
 if (settings.sizes.length === 0) throw new Error('BENCH_SIZES names no valid size');
+
+/** The node flags of `npm start` (package.json), so the bench runs the service exactly as production does. */
+function startScriptNodeFlags(): string[] {
+  const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const words = scripts.start!.split(/\s+/);
+  if (words[0] !== 'node') throw new Error(`npm start does not run node: ${scripts.start}`);
+  return words.slice(1, words.indexOf('--import'));
+}
 // Writes only run on the largest catalog: their cost does not depend on catalog size, and the growth report is
 // about reads.
 const LARGEST = Math.max(...settings.sizes);
