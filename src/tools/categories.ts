@@ -67,62 +67,17 @@ export const categoryEntity: ReversibleEntity = {
 
 type CategoryListRow = z.input<typeof CategoryListItem>;
 
-async function queryCategoryList(db: ToolContext['db']): Promise<CategoryListRow[]> {
-  const rows = await queryRows<{ id: string; slug: string; name: string; description: string | null; productCount: bigint | string }>(db, Prisma.sql`
-    SELECT c.id, c.slug, c.name, c.description,
-           (SELECT count(*) FROM "Product" p WHERE p."categoryId" = c.id AND p."deletedAt" IS NULL) AS "productCount"
-    FROM "Category" c ORDER BY c.name, c.id`, { prepareAs: 'categories_list' });
-  return rows.map((r) => ({ ...r, productCount: Number(r.productCount) }));
-}
-
 /**
- * Concurrent calls share one query, but never one that started before they arrived, so every answer is as fresh
- * as if the call had run its own query (a caller that just wrote always sees its write). A call that finds a query
- * running waits for it to finish and joins the next one, shared by all calls that arrived meanwhile.
- *
- * Why: the product counts cost one index-only scan over every live product (~100k index entries at 100k
- * products, a few ms of database CPU), so under concurrent load this read alone saturated the database
- * (bench: 0.35 × its 10k-product throughput at 100k, p99 86 ms). Shared, the database runs at most one
- * such query per instance at a time, whatever the number of concurrent callers.
+ * Counts come from "CategoryProductCount", which a trigger on "Product" keeps exact in the transaction of every
+ * product change (migration 20261126030000_category_product_counts): counting per call scanned every live product
+ * and grew with the catalog (docs/performance.md).
  */
-class FreshSharedQuery<T> {
-  private running: Promise<T> | null = null;
-  private queued: Promise<T> | null = null;
-
-  constructor(private readonly run: () => Promise<T>) {}
-
-  call(): Promise<T> {
-    if (!this.running) return this.start();
-    this.queued ??= this.running.then(noop, noop).then(() => {
-      this.queued = null;
-      return this.start();
-    });
-    return this.queued;
-  }
-
-  private start(): Promise<T> {
-    const p = this.run();
-    this.running = p;
-    const done = () => {
-      if (this.running === p) this.running = null;
-    };
-    p.then(done, done);
-    return p;
-  }
-}
-const noop = () => {};
-
-// One per database client object: the app's client (tests build several apps in one process), or a transaction,
-// whose calls then share only queries that see that transaction's own writes.
-const categoryLists = new WeakMap<object, FreshSharedQuery<CategoryListRow[]>>();
-
-export function listCategories(db: ToolContext['db']): Promise<CategoryListRow[]> {
-  let shared = categoryLists.get(db);
-  if (!shared) {
-    shared = new FreshSharedQuery(() => queryCategoryList(db));
-    categoryLists.set(db, shared);
-  }
-  return shared.call();
+async function listCategories(db: ToolContext['db']): Promise<CategoryListRow[]> {
+  const rows = await queryRows<{ id: string; slug: string; name: string; description: string | null; productCount: bigint | string }>(db, Prisma.sql`
+    SELECT c.id, c.slug, c.name, c.description, COALESCE(n."liveProducts", 0) AS "productCount"
+    FROM "Category" c LEFT JOIN "CategoryProductCount" n ON n."categoryId" = c.id
+    ORDER BY c.name, c.id`, { prepareAs: 'categories_list' });
+  return rows.map((r) => ({ ...r, productCount: Number(r.productCount) }));
 }
 
 export const categoryTools = [
