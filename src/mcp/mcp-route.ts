@@ -109,7 +109,7 @@ type ReadMessages = { messages: JSONRPCMessage[]; batch: boolean } | { status: n
  * the client must accept both JSON and SSE, the body is one JSON-RPC message or a batch of at most 100, and an
  * initialize request comes alone. Body framing (content type, size, JSON syntax) is Fastify's, as for every route.
  */
-export function readMessages(accept: string | undefined, body: unknown): ReadMessages {
+function readMessages(accept: string | undefined, body: unknown): ReadMessages {
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
     return { status: 406, code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' };
   }
