@@ -11,9 +11,16 @@ export type DbOptions = { connectionString: string; poolMax?: number; onQuery?: 
 /** The pg pool under each client, for hand-written reads outside transactions (see queryRows). */
 const pools = new WeakMap<object, pg.Pool>();
 
+/**
+ * Every connection of this process carries this name in pg_stat_activity: operators see which process holds it,
+ * and shutdown can tell this process's closing connections from another process's (src/db/open-database.ts).
+ */
+export const APPLICATION_NAME = `agent-api:${process.pid}`;
+
 export function createDb({ connectionString, poolMax = 10, onQuery }: DbOptions): Db {
   const pool = new pg.Pool({
     connectionString,
+    application_name: APPLICATION_NAME,
     max: poolMax,
     // Fail fast when the database is unreachable so callers get a 503 instead of hanging.
     connectionTimeoutMillis: 5_000,

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { APPLICATION_NAME } from './client.ts';
 import { startEmbeddedPostgres } from './embedded.ts';
 import { migrate } from './migrate.ts';
 
@@ -47,7 +48,11 @@ async function otherClientsConnected(url: string): Promise<boolean> {
   try {
     await client.connect();
     const { rows } = await client.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+      // This process's own pool has just been closed, but its backends can still be listed for a few
+      // milliseconds while they exit: without the name filter the server always thought someone else was connected.
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND application_name IS DISTINCT FROM $1`,
+      [APPLICATION_NAME],
     );
     return rows[0].n > 0;
   } catch {

@@ -1,0 +1,107 @@
+// `npm start` without DATABASE_URL runs an embedded PostgreSQL under DATA_DIR (src/db/open-database.ts). On SIGTERM
+// the server must stop it — unless another process (the CLI, say) is still connected, in which case it is left
+// running for that process and adopted by the next start. The server's own pool, closed a moment earlier, must not
+// count as "another process": it used to, so the embedded server was left running after every stop.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), 'agent-api-shutdown-'));
+  await chmod(dataDir, 0o755);
+});
+afterAll(async () => {
+  const pid = postmasterPid();
+  if (pid && alive(pid)) process.kill(pid, 'SIGQUIT');
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+function postmasterPid(): number | null {
+  const file = path.join(dataDir, 'pg', 'postmaster.pid');
+  return existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : null;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as net.AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/** Runs the real server on the embedded database until /health answers and one tool call has used the pool. */
+async function startServer() {
+  const port = await freePort();
+  const { DATABASE_URL: _external, REDIS_URL: _redis, ...inherited } = process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { ...inherited, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const base = `http://127.0.0.1:${port}`;
+  for (const deadline = Date.now() + 60_000; ; await sleep(200)) {
+    if (child.exitCode !== null) throw new Error(`server exited during start-up:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`server did not start within 60 s:\n${output}`);
+    if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) break;
+  }
+  const res = await fetch(`${base}/api/v1/tools/categories.list`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  expect(res.status).toBe(200);
+  return {
+    stop: async () => {
+      child.kill('SIGTERM');
+      return { code: await exited, output };
+    },
+  };
+}
+
+/** A client of another process, as the CLI would be, on the embedded server's admin database. */
+async function otherProcessClient(): Promise<pg.Client> {
+  const { port, password } = JSON.parse(readFileSync(path.join(dataDir, 'embedded-pg.json'), 'utf8')) as { port: number; password: string };
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres', application_name: 'agent-api:cli' });
+  await client.connect();
+  return client;
+}
+
+describe('embedded PostgreSQL at shutdown (src/db/open-database.ts)', () => {
+  it('is left running while another process is connected, then stopped by the next server that adopts it', { timeout: 120_000 }, async () => {
+    const first = await startServer();
+    const cli = await otherProcessClient();
+    const firstStop = await first.stop();
+    expect(firstStop.code).toBe(0);
+    expect(firstStop.output).toContain('left running: another process is still connected');
+    const pid = postmasterPid();
+    expect(pid !== null && alive(pid)).toBe(true);
+    await cli.end();
+
+    const second = await startServer();
+    expect(postmasterPid()).toBe(pid);
+    const secondStop = await second.stop();
+    expect(secondStop.code).toBe(0);
+    expect(secondStop.output).not.toContain('left running');
+    for (const deadline = Date.now() + 10_000; alive(pid!) && Date.now() < deadline; ) await sleep(100);
+    expect(alive(pid!)).toBe(false);
+  });
+});
