@@ -18,9 +18,10 @@
 // bench/results/service-<products>.cpuprofile, summarised by bench/profile-summary.ts),
 // BENCH_OUT (bench/results/latest.json), BENCH_STRICT=1 (exit 1 when a target is missed),
 // BENCH_EXTRA_SQL=<file> (run after the migrations: try an index before writing its migration),
-// BENCH_NODE_ARGS (node flags for the service; default: those of `npm start` in package.json),
+// BENCH_NODE_ARGS (node flags for the service; default: those of `npm start` in package.json, whose build step
+// the bench runs first and whose entry it starts),
 // BENCH_SERVICE_LOG=<file> (the service's stdout and stderr, e.g. with BENCH_NODE_ARGS="… --trace-gc").
-import { spawn } from 'node:child_process';
+import { execSync, spawn } from 'node:child_process';
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -52,20 +53,26 @@ const settings = {
   out: path.resolve(ROOT, env.BENCH_OUT ?? 'bench/results/latest.json'),
   strict: env.BENCH_STRICT === '1',
   /** Extra node flags for the service only (e.g. --max-old-space-size=256, as an operator would set them). */
-  serviceNodeArgs: env.BENCH_NODE_ARGS !== undefined ? env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : startScriptNodeFlags(),
+  serviceNodeArgs: env.BENCH_NODE_ARGS !== undefined ? env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : undefined,
   /** SQL run after the migrations (e.g. an index being considered), before seeding. */
   extraSql: env.BENCH_EXTRA_SQL ? path.resolve(process.cwd(), env.BENCH_EXTRA_SQL) : undefined,
   serviceLog: env.BENCH_SERVICE_LOG ? path.resolve(process.cwd(), env.BENCH_SERVICE_LOG) : undefined,
 };
 if (settings.sizes.length === 0) throw new Error('BENCH_SIZES names no valid size');
 
-/** The node flags of `npm start` (package.json), so the bench runs the service exactly as production does. */
-function startScriptNodeFlags(): string[] {
+/**
+ * `npm start` (package.json) taken apart, so the bench runs the service exactly as production does: the steps
+ * before the last `&&` (the build), then the last one, `node <flags> <entry>`.
+ */
+function startScript(): { prepare: string[]; nodeFlags: string[]; entry: string } {
   const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  const words = scripts.start!.split(/\s+/);
-  if (words[0] !== 'node') throw new Error(`npm start does not run node: ${scripts.start}`);
-  return words.slice(1, words.indexOf('--import'));
+  const steps = scripts.start!.split('&&').map((step) => step.trim());
+  const words = steps.at(-1)!.split(/\s+/);
+  if (words[0] !== 'node' || words.length < 2) throw new Error(`npm start does not end with "node <flags> <entry>": ${scripts.start}`);
+  return { prepare: steps.slice(0, -1), nodeFlags: words.slice(1, -1), entry: words.at(-1)! };
 }
+const START = startScript();
+
 // Writes only run on the largest catalog: their cost does not depend on catalog size, and the growth report is
 // about reads.
 const LARGEST = Math.max(...settings.sizes);
@@ -182,11 +189,9 @@ function keepProfile(label: string): string | null {
 async function startService(databaseUrl: string, label: string): Promise<Child> {
   const port = await freePort();
   const args = [
-    ...settings.serviceNodeArgs,
+    ...(settings.serviceNodeArgs ?? START.nodeFlags),
     ...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir(label)}`] : []),
-    '--import',
-    'tsx',
-    'src/server.ts',
+    START.entry,
   ];
   const limit = String(1_000_000_000);
   return startChild('service', args, {
@@ -791,6 +796,7 @@ async function postgresVersion(): Promise<string> {
 
 async function main(): Promise<number> {
   const started = Date.now();
+  for (const step of START.prepare) execSync(step, { cwd: ROOT, stdio: 'inherit' });
   const sizes: SizeResult[] = [];
   for (const n of [...settings.sizes].sort((a, b) => a - b)) sizes.push(await runSize(n));
   const largest = sizes[sizes.length - 1];
@@ -836,7 +842,7 @@ async function main(): Promise<number> {
     products: largest.products,
     cases: largest.cases,
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? null, memoryMb: Math.round(os.totalmem() / 2 ** 20), platform: `${os.platform()} ${os.release()}` },
-    settings: { connections: settings.connections, durationS: settings.durationS, warmupS: settings.warmupS, rounds: settings.rounds, sizes: settings.sizes, cpuProf: settings.cpuProf, caseFilter: env.BENCH_CASES ?? null, extraSql: settings.extraSql ? path.relative(ROOT, settings.extraSql) : null, serviceNodeArgs: settings.serviceNodeArgs },
+    settings: { connections: settings.connections, durationS: settings.durationS, warmupS: settings.warmupS, rounds: settings.rounds, sizes: settings.sizes, cpuProf: settings.cpuProf, caseFilter: env.BENCH_CASES ?? null, extraSql: settings.extraSql ? path.relative(ROOT, settings.extraSql) : null, serviceNodeArgs: settings.serviceNodeArgs ?? START.nodeFlags },
     ceiling: largest.ceiling,
     rssMb: largest.serviceMemory?.rssMb ?? null,
     peakRssMb: largest.serviceMemory?.peakRssMb ?? null,

@@ -2,7 +2,8 @@
 // the server must stop it — unless another process (the CLI, say) is still connected, in which case it is left
 // running for that process and adopted by the next start. The server's own pool, closed a moment earlier, must not
 // count as "another process": it used to, so the embedded server was left running after every stop.
-import { spawn } from 'node:child_process';
+// The server runs as `npm start` runs it: the esbuild bundle of scripts/build.mjs, which this also proves works.
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
@@ -19,7 +20,8 @@ let dataDir: string;
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'agent-api-shutdown-'));
   await chmod(dataDir, 0o755);
-});
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+}, 60_000);
 afterAll(async () => {
   const pid = postmasterPid();
   if (pid && alive(pid)) process.kill(pid, 'SIGQUIT');
@@ -48,11 +50,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Runs the real server on the embedded database until /health answers and one tool call has used the pool. */
+/** Runs the built server on the embedded database until /health answers and one tool call has used the pool. */
 async function startServer() {
   const port = await freePort();
   const { DATABASE_URL: _external, REDIS_URL: _redis, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['.build/src/server.mjs'], {
     cwd: ROOT,
     env: { ...inherited, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,23 @@
+// Compiles the server for `npm start`: one ES module bundle of src/ (dependencies stay in node_modules).
+//
+// Why not run TypeScript through tsx in production: tsx's loader runs in its own thread with its own V8 heap, ~35 MB
+// of resident memory for the life of the process (docs/performance.md, item 6). esbuild only strips types; the
+// type check is `npm run typecheck`. The output sits at .build/src/ so that paths resolved against
+// import.meta.url (e.g. "../../prisma/migrations" in src/db/migrate.ts) point where they do from src/.
+import { build } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/server.ts'],
+  outfile: '.build/src/server.mjs',
+  bundle: true,
+  packages: 'external',
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
+});
