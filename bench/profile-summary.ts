@@ -1,9 +1,11 @@
 // Summarises a V8 .cpuprofile (from `BENCH_CPU_PROF=1 npm run bench`, or `node --cpu-prof`): self time per
 // function and per package, so "what dominated" can be read without opening DevTools.
 //   npx tsx bench/profile-summary.ts bench/results/profiles/<file>.cpuprofile [top=30]
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
-type CallFrame = { functionName: string; url: string; lineNumber: number };
+type CallFrame = { functionName: string; url: string; lineNumber: number; columnNumber: number };
 type ProfileNode = { id: number; callFrame: CallFrame; children?: number[] };
 type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
 
@@ -14,6 +16,22 @@ if (!file) {
 }
 const top = Number(topArg);
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+
+// `npm start` runs an esbuild bundle (.build/src/server.mjs): frames in it are mapped back to src/ through its
+// source map, so time is attributed to project files as when the TypeScript ran directly.
+const sourceMaps = new Map<string, SourceMap | null>();
+function sourceMapOf(url: string): SourceMap | null {
+  if (!sourceMaps.has(url)) {
+    // Only the project's own bundle: packages ship maps too, whose "src/" is theirs.
+    const mapFile = url.startsWith('file://') && url.includes('/.build/') ? `${fileURLToPath(url)}.map` : '';
+    sourceMaps.set(url, mapFile && existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8'))) : null);
+  }
+  return sourceMaps.get(url)!;
+}
+for (const { callFrame: f } of profile.nodes) {
+  const entry = sourceMapOf(f.url)?.findEntry(f.lineNumber, f.columnNumber);
+  if (entry && 'originalSource' in entry) Object.assign(f, { url: entry.originalSource, lineNumber: entry.originalLine });
+}
 
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
