@@ -184,6 +184,14 @@ function mutate(required: readonly string[], input: Json, kind: Mutation, pick: 
   const body = structuredClone(input);
   const all = slots(body);
   const choose = <T>(items: readonly T[]): T | undefined => (items.length ? items[pick % items.length] : undefined);
+  /** One of `values` into a slot of `preferred` (else any slot), or into `body[fallback]` when the body is empty. */
+  const plant = (preferred: Slot[], values: readonly unknown[], fallback: string, combine = (_old: unknown, v: unknown) => v): Sent => {
+    const value = values[(pick >> 3) % values.length];
+    const slot = choose(preferred) ?? choose(all);
+    if (slot) set(slot, combine(slot.value, value));
+    else body[fallback] = value;
+    return { body };
+  };
   switch (kind) {
     case 'drop-required': {
       const k = choose(required.filter((r) => r in body)) ?? choose(Object.keys(body));
@@ -204,27 +212,13 @@ function mutate(required: readonly string[], input: Json, kind: Mutation, pick: 
       else body.__fuzzUnknown = extra;
       return { body };
     }
-    case 'wrong-type': {
-      const slot = choose(all);
-      const replacement = WRONG_TYPES[(pick >> 3) % WRONG_TYPES.length];
-      if (slot) set(slot, replacement);
-      else body.__fuzzUnknown = replacement;
-      return { body };
-    }
-    case 'boundary-number': {
-      const slot = choose(all.filter((s) => typeof s.value === 'number')) ?? choose(all);
-      const value = BOUNDARY_NUMBERS[(pick >> 3) % BOUNDARY_NUMBERS.length];
-      if (slot) set(slot, value);
-      else body.limit = value;
-      return { body };
-    }
-    case 'nasty-string': {
-      const slot = choose(all.filter((s) => typeof s.value === 'string')) ?? choose(all);
-      const value = NASTY_STRINGS[(pick >> 3) % NASTY_STRINGS.length];
-      if (slot) set(slot, typeof slot.value === 'string' && (pick & 4) ? `${slot.value}${value as string}` : value);
-      else body.q = value;
-      return { body };
-    }
+    case 'wrong-type':
+      return plant(all, WRONG_TYPES, '__fuzzUnknown');
+    case 'boundary-number':
+      return plant(all.filter((s) => typeof s.value === 'number'), BOUNDARY_NUMBERS, 'limit');
+    case 'nasty-string':
+      return plant(all.filter((s) => typeof s.value === 'string'), NASTY_STRINGS, 'q', (old, value) =>
+        typeof old === 'string' && (pick & 4) ? `${old}${value as string}` : value);
     case 'confirm-variant': {
       const variants: unknown[] = ['true', 1, 'false', false, null, 'yes', [true], { value: true }];
       const v = variants[pick % (variants.length + 1)];
