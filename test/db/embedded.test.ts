@@ -2,7 +2,6 @@
 // and in another one, like the server and the CLI), initialised once, data kept across restarts, the
 // port remembered, an orphan left by a killed owner adopted, and stop() leaving no process behind.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
+import { alive, postmasterPid } from '../helpers/processes.ts';
 
 const CHILD = fileURLToPath(new URL('../helpers/embedded-child.ts', import.meta.url));
 
@@ -38,20 +38,6 @@ async function query(url: string, sql: string) {
     return (await c.query(sql)).rows;
   } finally {
     await c.end();
-  }
-}
-
-function postmasterPid(dataDir: string): number | null {
-  const file = path.join(dataDir, 'pg', 'postmaster.pid');
-  return existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : null;
-}
-
-function alive(pid: number) {
-  try {
-    process.kill(pid, 0);
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
   }
 }
 

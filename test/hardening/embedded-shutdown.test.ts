@@ -4,14 +4,14 @@
 // count as "another process": it used to, so the embedded server was left running after every stop.
 // The server runs as `npm start` runs it: the esbuild bundle of scripts/build.mjs, which this also proves works.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { alive, freePort, postmasterPid } from '../helpers/processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -23,32 +23,10 @@ beforeAll(async () => {
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
 }, 60_000);
 afterAll(async () => {
-  const pid = postmasterPid();
+  const pid = postmasterPid(dataDir);
   if (pid && alive(pid)) process.kill(pid, 'SIGQUIT');
   await rm(dataDir, { recursive: true, force: true });
 });
-
-function postmasterPid(): number | null {
-  const file = path.join(dataDir, 'pg', 'postmaster.pid');
-  return existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : null;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 /** Runs the built server on the embedded database until /health answers and one tool call has used the pool. */
 async function startServer() {
@@ -94,12 +72,12 @@ describe('embedded PostgreSQL at shutdown (src/db/open-database.ts)', () => {
     const firstStop = await first.stop();
     expect(firstStop.code).toBe(0);
     expect(firstStop.output).toContain('left running: another process is still connected');
-    const pid = postmasterPid();
+    const pid = postmasterPid(dataDir);
     expect(pid !== null && alive(pid)).toBe(true);
     await cli.end();
 
     const second = await startServer();
-    expect(postmasterPid()).toBe(pid);
+    expect(postmasterPid(dataDir)).toBe(pid);
     const secondStop = await second.stop();
     expect(secondStop.code).toBe(0);
     expect(secondStop.output).not.toContain('left running');

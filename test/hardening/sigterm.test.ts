@@ -12,6 +12,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { makeProduct } from '../helpers/commerce.ts';
+import { freePort } from '../helpers/processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const IN_FLIGHT = 50;
@@ -24,14 +25,6 @@ let output = '';
 let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port: p } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return p;
-}
 
 /** One POST on its own connection (no keep-alive), resolving with the status and body. */
 function post(tool: string, body: unknown): Promise<{ status: number; body: string }> {
