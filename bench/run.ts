@@ -3,8 +3,8 @@
 // For each catalog size (default 10,000 then 100,000 products):
 //   1. CREATE DATABASE agent_api_bench_<random> on DATABASE_URL's server, migrate it (src/db/migrate.ts) and seed
 //      it with set-based SQL (bench/seed.ts);
-//   2. start the service as in production — a child `node --import tsx src/server.ts` with LOG_LEVEL=warn and
-//      the rate limits raised by env — and the raw baseline (bench/baseline/server.ts), each on a free port;
+//   2. start the service as in production — `npm start`'s build, then its `node <flags> <entry>` as a child, with
+//      LOG_LEVEL=warn and the rate limits raised by env — and the raw baseline (bench/baseline/server.ts), each on a free port;
 //   3. check that service and baseline answer every baseline case byte for byte identically (abort if not);
 //   4. drive each case with autocannon on loopback (warm-up, then a measured window in rounds interleaved with
 //      the cases it is compared with, 10 connections), recording req/s, latency, and CPU per request;
