@@ -114,11 +114,12 @@ function readMessages(accept: string | undefined, body: unknown): ReadMessages {
     return { status: 406, code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' };
   }
   const batch = Array.isArray(body);
-  if (batch && body.length > MAX_BATCH_SIZE) {
-    return { status: 400, code: ErrorCode.InvalidRequest, message: `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages` };
+  // JSON-RPC 2.0 §6: an empty array is an invalid request, not an empty batch.
+  if (batch && (body.length === 0 || body.length > MAX_BATCH_SIZE)) {
+    return { status: 400, code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch holds 1 to ${MAX_BATCH_SIZE} messages` };
   }
   const parsed = (batch ? body : [body]).map((m) => JSONRPCMessageSchema.safeParse(m));
-  if (parsed.length === 0 || parsed.some((p) => !p.success)) {
+  if (parsed.some((p) => !p.success)) {
     return { status: 400, code: ErrorCode.ParseError, message: 'Parse error: Invalid JSON-RPC message' };
   }
   const messages = parsed.map((p) => p.data as JSONRPCMessage);

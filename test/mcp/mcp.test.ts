@@ -269,7 +269,7 @@ describe('POST framing (the Streamable HTTP rules the route applies itself)', ()
   });
 
   it('answers a body that is JSON but not JSON-RPC with 400 and -32700, running nothing', async () => {
-    for (const body of [{ hello: 'world' }, { jsonrpc: '1.0', id: 1, method: 'tools/list' }, [], 'x']) {
+    for (const body of [{ hello: 'world' }, { jsonrpc: '1.0', id: 1, method: 'tools/list' }, [{ hello: 'world' }], 'x']) {
       const res = await rawPost({}, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect((await jsonOf<JsonRpcReply>(res)).error.code).toBe(-32700);
@@ -297,12 +297,14 @@ describe('POST framing (the Streamable HTTP rules the route applies itself)', ()
     expect(body[2]?.error?.code).toBe(-32601);
   });
 
-  it('refuses an initialize request batched with others, and a batch over 100 messages, with 400 and -32600', async () => {
+  it('refuses an initialize request batched with others, an empty batch and one over 100 messages, with 400 and -32600', async () => {
     const mixed = await rawPost({}, [initialize(1), { jsonrpc: '2.0', id: 2, method: 'ping' }]);
     expect(mixed.status).toBe(400);
     expect((await jsonOf<JsonRpcReply>(mixed)).error.code).toBe(-32600);
-    const tooMany = await rawPost({}, Array.from({ length: 101 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'ping' })));
-    expect(tooMany.status).toBe(400);
-    expect((await jsonOf<JsonRpcReply>(tooMany)).error.code).toBe(-32600);
+    for (const batch of [[], Array.from({ length: 101 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'ping' }))]) {
+      const res = await rawPost({}, batch);
+      expect(res.status, `${batch.length} messages`).toBe(400);
+      expect((await jsonOf<JsonRpcReply>(res)).error.code).toBe(-32600);
+    }
   });
 });
