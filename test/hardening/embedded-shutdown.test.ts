@@ -3,7 +3,7 @@
 // running for that process and adopted by the next start. The server's own pool, closed a moment earlier, must not
 // count as "another process": it used to, so the embedded server was left running after every stop.
 // The server runs as `npm start` runs it: the esbuild bundle of scripts/build.mjs, which this also proves works.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alive, freePort, postmasterPid } from '../helpers/processes.ts';
+import { alive, postmasterPid, startServerProcess } from '../helpers/processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -30,29 +30,15 @@ afterAll(async () => {
 
 /** Runs the built server on the embedded database until /health answers and one tool call has used the pool. */
 async function startServer() {
-  const port = await freePort();
-  const { DATABASE_URL: _external, REDIS_URL: _redis, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['.build/src/server.mjs'], {
-    cwd: ROOT,
-    env: { ...inherited, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const server = await startServerProcess(['.build/src/server.mjs'], { DATABASE_URL: undefined, REDIS_URL: undefined, DATA_DIR: dataDir });
+  const res = await fetch(`http://127.0.0.1:${server.port}/api/v1/tools/categories.list`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}',
   });
-  let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const base = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 60_000; ; await sleep(200)) {
-    if (child.exitCode !== null) throw new Error(`server exited during start-up:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`server did not start within 60 s:\n${output}`);
-    if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) break;
-  }
-  const res = await fetch(`${base}/api/v1/tools/categories.list`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   expect(res.status).toBe(200);
   return {
     stop: async () => {
-      child.kill('SIGTERM');
-      return { code: await exited, output };
+      server.child.kill('SIGTERM');
+      return { code: (await server.exited).code, output: server.output() };
     },
   };
 }

@@ -3,25 +3,22 @@
 // exclusive lock on "Product", so every products.search waits in PostgreSQL or for a pool connection — then the
 // process gets SIGTERM. It must stop accepting connections at once, answer every in-flight request with 200 once the
 // lock is released, and exit with code 0.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { makeProduct } from '../helpers/commerce.ts';
-import { freePort } from '../helpers/processes.ts';
+import { startServerProcess, type ServerProcess } from '../helpers/processes.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const IN_FLIGHT = 50;
 const POOL = 20;
 
 let database: TestDatabase;
 let child: ChildProcess | undefined;
 let port: number;
-let output = '';
+let server: ServerProcess;
 let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -56,37 +53,16 @@ function connects(): Promise<boolean> {
 beforeAll(async () => {
   database = await createTestDatabase();
   await makeProduct(database.db, { slug: 'sigterm-aviator', name: 'Sigterm Aviator' });
-  port = await freePort();
-  const { REDIS_URL: _shared, ...inherited } = process.env; // in-process rate-limit counters for this server
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: {
-      ...inherited,
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATABASE_URL: database.url,
-      DB_POOL_MAX: String(POOL),
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_ANON_MAX: '100000',
-      RATE_LIMIT_PREAUTH_MAX: '100000',
-      RATE_LIMIT_AUTH_MAX: '100000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  exited = new Promise((resolve) => child!.once('exit', (code, signal) => resolve({ code, signal })));
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited during start-up:\n${output}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      http.get({ host: '127.0.0.1', port, path: '/health', agent: false }, (res) => { res.resume(); resolve(res.statusCode === 200); }).on('error', () => resolve(false));
-    });
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error(`server did not answer /health within 45 s:\n${output}`);
-    await sleep(100);
-  }
+  // Without REDIS_URL: in-process rate-limit counters for this server.
+  server = await startServerProcess(['--import', 'tsx', 'src/server.ts'], {
+    REDIS_URL: undefined,
+    DATABASE_URL: database.url,
+    DB_POOL_MAX: String(POOL),
+    RATE_LIMIT_ANON_MAX: '100000',
+    RATE_LIMIT_PREAUTH_MAX: '100000',
+    RATE_LIMIT_AUTH_MAX: '100000',
+  }, 45_000);
+  ({ child, port, exited } = server);
 }, 60_000);
 
 afterAll(async () => {
@@ -152,7 +128,7 @@ describe('SIGTERM during load (src/server.ts, src/shutdown.ts)', () => {
       exited,
       sleep(20_000).then(() => ({ code: -1, signal: null })),
     ]);
-    expect({ code, signal }, output).toEqual({ code: 0, signal: null });
+    expect({ code, signal }, server.output()).toEqual({ code: 0, signal: null });
     expect(await connects()).toBe(false);
   }, 60_000);
 });

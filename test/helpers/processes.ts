@@ -1,7 +1,11 @@
 // Helpers for tests that run the server or an embedded PostgreSQL as separate processes.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** A TCP port nothing listens on right now. */
 export async function freePort(): Promise<number> {
@@ -26,4 +30,37 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+export type ServerProcess = {
+  child: ChildProcess;
+  port: number;
+  /** Everything the server printed so far (stdout and stderr). */
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+};
+
+/**
+ * Runs the server as its own process (`node <args>` in the repository, NODE_ENV=production on 127.0.0.1 and a free
+ * port; `env` adds to or overrides that, and a value of undefined removes an inherited variable) and resolves once
+ * GET /health answers 200.
+ */
+export async function startServerProcess(args: string[], env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<ServerProcess> {
+  const port = await freePort();
+  const merged: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env };
+  for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  for (const deadline = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 100))) {
+    if (child.exitCode !== null) throw new Error(`server exited during start-up:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`server did not answer /health within ${timeoutMs / 1000} s:\n${output}`);
+    // A fresh connection each time (no keep-alive): a test may count the server's connections afterwards.
+    if (await fetch(`http://127.0.0.1:${port}/health`, { headers: { connection: 'close' } }).then((r) => r.ok, () => false)) break;
+  }
+  return { child, port, output: () => output, exited };
 }
