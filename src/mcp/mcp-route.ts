@@ -35,6 +35,7 @@ const DISCOVERY_HEADERS = {
  */
 export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): void {
   const { deps, config, guard } = opts;
+  const allowedOrigins = configuredOrigins(config);
   // Built on first use, not in buildApp: converting every schema takes ~0.5 s cold, which every test app would pay.
   let catalog: McpCatalog | undefined;
   const getCatalog = () => (catalog ??= buildMcpCatalog(opts.tools));
@@ -56,7 +57,7 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): void {
   // Origin first (a hostile page gets nothing, not even a key lookup), then the protocol version, then auth.
   const onRequest = [
     async (req: FastifyRequest, reply: FastifyReply) => {
-      if (req.headers.origin !== undefined && !isAllowedOrigin(req.headers.origin, req, config)) {
+      if (req.headers.origin !== undefined && !isAllowedOrigin(req.headers.origin, req, allowedOrigins)) {
         return reply.code(403).send(jsonRpcError(-32000, 'Forbidden origin'));
       }
     },
@@ -133,16 +134,20 @@ function jsonRpcError(code: number, message: string) {
   return { jsonrpc: '2.0', error: { code, message }, id: null };
 }
 
+/** The origins of ALLOWED_ORIGINS and PUBLIC_BASE_URL, normalised once per app. */
+function configuredOrigins(config: Config): ReadonlySet<string | null> {
+  return new Set([...config.allowedOrigins, ...(config.publicBaseUrl ? [config.publicBaseUrl] : [])].map(originOf));
+}
+
 /**
  * MCP's transport rules require validating Origin against DNS rebinding. Allowed: PUBLIC_BASE_URL's origin,
  * ALLOWED_ORIGINS, and the request's own Host-derived origin only when that host is an IP literal or localhost —
  * a DNS name in Host proves nothing, since a rebinding attacker controls both it and Origin.
  */
-export function isAllowedOrigin(origin: string, req: FastifyRequest, config: Config): boolean {
+function isAllowedOrigin(origin: string, req: FastifyRequest, configured: ReadonlySet<string | null>): boolean {
   const normalized = originOf(origin);
   if (normalized === null) return false;
-  const allowed = [...config.allowedOrigins, ...(config.publicBaseUrl ? [config.publicBaseUrl] : [])].map(originOf);
-  if (allowed.includes(normalized)) return true;
+  if (configured.has(normalized)) return true;
   const hostname = req.hostname.replace(/^\[|\]$/g, '');
   const rebindingSafe = isIP(hostname) !== 0 || hostname === 'localhost';
   return rebindingSafe && normalized === originOf(`${req.protocol}://${req.host}`);

@@ -308,3 +308,26 @@ describe('POST framing (the Streamable HTTP rules the route applies itself)', ()
     }
   });
 });
+
+describe('Origin allow-list from configuration', () => {
+  it('accepts ALLOWED_ORIGINS and PUBLIC_BASE_URL (normalised: case, default port), and still refuses others', async () => {
+    const configured = await createTestApp({ env: { ALLOWED_ORIGINS: 'https://Agent.Example:443, http://tools.example:8080', PUBLIC_BASE_URL: 'https://shop.example/' } });
+    try {
+      const post = (origin: string) =>
+        configured.app.inject({
+          method: 'POST',
+          url: '/api/mcp',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin },
+          payload: { jsonrpc: '2.0', id: 1, method: 'ping' },
+        });
+      for (const origin of ['https://agent.example', 'http://tools.example:8080', 'https://shop.example']) {
+        expect((await post(origin)).statusCode, origin).toBe(200);
+      }
+      for (const origin of ['http://agent.example', 'http://tools.example', 'https://shop.example.evil.example']) {
+        expect((await post(origin)).statusCode, origin).toBe(403);
+      }
+    } finally {
+      await configured.close();
+    }
+  });
+});
