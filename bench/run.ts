@@ -41,25 +41,6 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // Settings
 
 const env = process.env;
-const settings = {
-  serverUrl: env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
-  sizes: (env.BENCH_SIZES ?? '10000,100000').split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0),
-  durationS: Number(env.BENCH_DURATION ?? 10),
-  warmupS: Number(env.BENCH_WARMUP ?? 3),
-  connections: Number(env.BENCH_CONNECTIONS ?? 10),
-  rounds: Number(env.BENCH_ROUNDS ?? 5),
-  caseFilter: env.BENCH_CASES ? new RegExp(env.BENCH_CASES, 'i') : undefined,
-  cpuProf: env.BENCH_CPU_PROF === '1',
-  out: path.resolve(ROOT, env.BENCH_OUT ?? 'bench/results/latest.json'),
-  strict: env.BENCH_STRICT === '1',
-  /** Extra node flags for the service only (e.g. --max-old-space-size=256, as an operator would set them). */
-  serviceNodeArgs: env.BENCH_NODE_ARGS !== undefined ? env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : undefined,
-  /** SQL run after the migrations (e.g. an index being considered), before seeding. */
-  extraSql: env.BENCH_EXTRA_SQL ? path.resolve(process.cwd(), env.BENCH_EXTRA_SQL) : undefined,
-  serviceLog: env.BENCH_SERVICE_LOG ? path.resolve(process.cwd(), env.BENCH_SERVICE_LOG) : undefined,
-};
-if (settings.sizes.length === 0) throw new Error('BENCH_SIZES names no valid size');
-
 /**
  * `npm start` (package.json) taken apart, so the bench runs the service exactly as production does: the steps
  * before the last `&&` (the build), then the last one, `node <flags> <entry>`.
@@ -72,6 +53,25 @@ function startScript(): { prepare: string[]; nodeFlags: string[]; entry: string 
   return { prepare: steps.slice(0, -1), nodeFlags: words.slice(1, -1), entry: words.at(-1)! };
 }
 const START = startScript();
+const settings = {
+  serverUrl: env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
+  sizes: (env.BENCH_SIZES ?? '10000,100000').split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0),
+  durationS: Number(env.BENCH_DURATION ?? 10),
+  warmupS: Number(env.BENCH_WARMUP ?? 3),
+  connections: Number(env.BENCH_CONNECTIONS ?? 10),
+  rounds: Number(env.BENCH_ROUNDS ?? 5),
+  caseFilter: env.BENCH_CASES ? new RegExp(env.BENCH_CASES, 'i') : undefined,
+  cpuProf: env.BENCH_CPU_PROF === '1',
+  out: path.resolve(ROOT, env.BENCH_OUT ?? 'bench/results/latest.json'),
+  strict: env.BENCH_STRICT === '1',
+  /** Extra node flags for the service only (e.g. --max-old-space-size=256, as an operator would set them). */
+  serviceNodeArgs: env.BENCH_NODE_ARGS !== undefined ? env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : START.nodeFlags,
+  /** SQL run after the migrations (e.g. an index being considered), before seeding. */
+  extraSql: env.BENCH_EXTRA_SQL ? path.resolve(process.cwd(), env.BENCH_EXTRA_SQL) : undefined,
+  serviceLog: env.BENCH_SERVICE_LOG ? path.resolve(process.cwd(), env.BENCH_SERVICE_LOG) : undefined,
+};
+if (settings.sizes.length === 0) throw new Error('BENCH_SIZES names no valid size');
+
 
 // Writes only run on the largest catalog: their cost does not depend on catalog size, and the growth report is
 // about reads.
@@ -189,7 +189,7 @@ function keepProfile(label: string): string | null {
 async function startService(databaseUrl: string, label: string): Promise<Child> {
   const port = await freePort();
   const args = [
-    ...(settings.serviceNodeArgs ?? START.nodeFlags),
+    ...settings.serviceNodeArgs,
     ...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir(label)}`] : []),
     START.entry,
   ];
@@ -842,7 +842,7 @@ async function main(): Promise<number> {
     products: largest.products,
     cases: largest.cases,
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? null, memoryMb: Math.round(os.totalmem() / 2 ** 20), platform: `${os.platform()} ${os.release()}` },
-    settings: { connections: settings.connections, durationS: settings.durationS, warmupS: settings.warmupS, rounds: settings.rounds, sizes: settings.sizes, cpuProf: settings.cpuProf, caseFilter: env.BENCH_CASES ?? null, extraSql: settings.extraSql ? path.relative(ROOT, settings.extraSql) : null, serviceNodeArgs: settings.serviceNodeArgs ?? START.nodeFlags },
+    settings: { connections: settings.connections, durationS: settings.durationS, warmupS: settings.warmupS, rounds: settings.rounds, sizes: settings.sizes, cpuProf: settings.cpuProf, caseFilter: env.BENCH_CASES ?? null, extraSql: settings.extraSql ? path.relative(ROOT, settings.extraSql) : null, serviceNodeArgs: settings.serviceNodeArgs },
     ceiling: largest.ceiling,
     rssMb: largest.serviceMemory?.rssMb ?? null,
     peakRssMb: largest.serviceMemory?.peakRssMb ?? null,
