@@ -20,13 +20,15 @@ export type AppDeps = {
   tools?: readonly Tool[];
   /** An ioredis client for shared rate-limit counters. */
   redis?: unknown;
+  /** Where logs go; pino's JSON lines on stdout when unset (src/log-format.ts picks a human format on a terminal). */
+  logStream?: NodeJS.WritableStream;
 };
 
 /** Builds the whole service without listening (tests inject requests; src/server.ts listens). */
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const tools = deps.tools ?? TOOLS;
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: { level: config.logLevel, stream: deps.logStream },
     bodyLimit: config.bodyLimitBytes,
     // Rate limits key on the socket address; trusting X-Forwarded-For would let callers reset them.
     trustProxy: false,

@@ -4,6 +4,8 @@ import { loadConfig } from './config.ts';
 import { createDb } from './db/client.ts';
 import { openDatabase } from './db/open-database.ts';
 import { onShutdownSignal } from './shutdown.ts';
+import { logDestination } from './log-format.ts';
+import { announceStartup } from './startup-banner.ts';
 
 // The only entry that listens: config → database (embedded if needed) → migrations → app → listen → graceful stop.
 const config = loadConfig();
@@ -30,10 +32,11 @@ try {
   // Shared rate-limit counters when several instances run; in-process counters otherwise.
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
   if (redis) closers.push(() => redis.disconnect());
-  const app = await buildApp(config, { db, redis });
+  const app = await buildApp(config, { db, redis, logStream: await logDestination() });
   // app.close() stops accepting connections and resolves once in-flight requests have been answered.
   closers.push(() => app.close());
   await app.listen({ host: config.host, port: config.port });
+  announceStartup(app, config);
 } catch (err) {
   console.error('[server] failed to start:', err);
   await closeAll();

@@ -1,20 +1,17 @@
 // The operator CLI (design.md §3) run as a real child process against a test database: exact --json output of
 // keys create|list|rotate|revoke, non-zero exits on bad input, keys that work (or stop working) over HTTP, and an
 // idempotent `seed --demo`.
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { SCOPES } from '../../src/registry/scopes.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import type { FastifyInstance } from 'fastify';
+import { cli, type Run } from './processes.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // Each CLI run starts tsx and Prisma (~2.5 s on an idle 2-core machine, several times that when test files run in
 // parallel), so these tests get generous timeouts and the file keeps the number of runs small.
 const CLI_TIMEOUT = 90_000;
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 
 let database: TestDatabase;
 let app: FastifyInstance;
@@ -32,27 +29,14 @@ afterAll(async () => {
   await database?.drop();
 });
 
-type Run = { code: number; stdout: string; stderr: string };
-
-/** `tsx src/cli/index.ts …args` (what `npm run --silent cli -- …` runs) with DATABASE_URL = the test database. */
-function cli(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(TSX, ['src/cli/index.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'silent' },
-      timeout: 60_000,
-    }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
+/** The CLI as `npm run --silent cli -- …` runs it, on the test database. */
+const run = (...args: string[]) => cli({ DATABASE_URL: database.url }, ...args);
 
 /** stdout must be exactly one JSON document (one line). */
-function oneJson(run: Run): unknown {
-  expect(run.code, run.stderr).toBe(0);
-  const lines = run.stdout.split('\n').filter((l) => l.length > 0);
-  expect(lines, run.stdout).toHaveLength(1);
+function oneJson(result: Run): unknown {
+  expect(result.code, result.stderr).toBe(0);
+  const lines = result.stdout.split('\n').filter((l) => l.length > 0);
+  expect(lines, result.stdout).toHaveLength(1);
   return JSON.parse(lines[0]);
 }
 
@@ -65,7 +49,7 @@ describe('cli keys', () => {
   let created: { id: string; name: string; scopes: string[]; key: string };
 
   it('keys create --json prints exactly one {id,name,scopes,key} object, and the key works', async () => {
-    created = oneJson(await cli('keys', 'create', '--name', 'x', '--scopes', 'catalog:read,products:write', '--json')) as typeof created;
+    created = oneJson(await run('keys', 'create', '--name', 'x', '--scopes', 'catalog:read,products:write', '--json')) as typeof created;
     expect(Object.keys(created).sort()).toEqual(['id', 'key', 'name', 'scopes']);
     expect(created).toMatchObject({ name: 'x', scopes: ['catalog:read', 'products:write'] });
     expect(created.key).toMatch(new RegExp(`^aak_${created.id}_[0-9A-Za-z]{38}$`));
@@ -79,13 +63,13 @@ describe('cli keys', () => {
   }, CLI_TIMEOUT);
 
   it('keys create --scopes all grants the 20 scopes', async () => {
-    const all = oneJson(await cli('keys', 'create', '--name', 'admin', '--scopes', 'all', '--json')) as { scopes: string[] };
+    const all = oneJson(await run('keys', 'create', '--name', 'admin', '--scopes', 'all', '--json')) as { scopes: string[] };
     expect(all.scopes).toEqual([...SCOPES]);
   }, CLI_TIMEOUT);
 
   it('keys create with an unknown scope exits non-zero and creates nothing', async () => {
     const before = await database.db.apiKey.count();
-    const unknown = await cli('keys', 'create', '--name', 'bad', '--scopes', 'catalog:read,products:admin', '--json');
+    const unknown = await run('keys', 'create', '--name', 'bad', '--scopes', 'catalog:read,products:admin', '--json');
     expect(unknown.code).not.toBe(0);
     expect(unknown.stdout).toBe('');
     expect(unknown.stderr).toContain('products:admin');
@@ -93,7 +77,7 @@ describe('cli keys', () => {
   }, CLI_TIMEOUT);
 
   it('keys list --json lists the keys without secrets', async () => {
-    const keys = oneJson(await cli('keys', 'list', '--json')) as Record<string, unknown>[];
+    const keys = oneJson(await run('keys', 'list', '--json')) as Record<string, unknown>[];
     expect(keys.length).toBeGreaterThanOrEqual(2);
     const mine = keys.find((k) => k.id === created.id)!;
     expect(mine).toMatchObject({ id: created.id, name: 'x', scopes: ['catalog:read', 'products:write'], revokedAt: null });
@@ -103,7 +87,7 @@ describe('cli keys', () => {
 
   it('keys rotate <id> --json prints the same shape with a new secret; the old one stops working', async () => {
     expect((await callWith(created.key)).statusCode).toBe(400);
-    const rotated = oneJson(await cli('keys', 'rotate', created.id, '--json')) as typeof created;
+    const rotated = oneJson(await run('keys', 'rotate', created.id, '--json')) as typeof created;
     expect(Object.keys(rotated).sort()).toEqual(['id', 'key', 'name', 'scopes']);
     expect(rotated).toMatchObject({ id: created.id, name: 'x', scopes: ['catalog:read', 'products:write'] });
     expect(rotated.key).not.toBe(created.key);
@@ -114,12 +98,12 @@ describe('cli keys', () => {
   }, CLI_TIMEOUT);
 
   it('keys revoke <id> revokes; the key stops working; revoking again exits non-zero', async () => {
-    const run = await cli('keys', 'revoke', created.id);
-    expect(run.code, run.stderr).toBe(0);
+    const revoked = await run('keys', 'revoke', created.id);
+    expect(revoked.code, revoked.stderr).toBe(0);
     expect((await database.db.apiKey.findUniqueOrThrow({ where: { id: created.id } })).revokedAt).toBeInstanceOf(Date);
     await sleep(1000);
     expect((await callWith(created.key)).statusCode).toBe(401);
-    const again = await cli('keys', 'revoke', created.id);
+    const again = await run('keys', 'revoke', created.id);
     expect(again.code).not.toBe(0);
     expect(again.stderr).toContain(created.id);
   }, CLI_TIMEOUT);
@@ -138,7 +122,7 @@ describe('cli seed --demo', () => {
   });
 
   it('is idempotent: the second run leaves the same rows, with at least 30 products', async () => {
-    const first = await cli('seed', '--demo');
+    const first = await run('seed', '--demo');
     expect(first.code, first.stderr).toBe(0);
     const after1 = await counts();
     expect(after1.products).toBeGreaterThanOrEqual(30);
@@ -146,7 +130,7 @@ describe('cli seed --demo', () => {
     expect(after1.categories).toBeGreaterThanOrEqual(3);
     const products1 = await database.db.product.findMany({ orderBy: { slug: 'asc' }, select: { id: true, slug: true, priceDkk: true, categoryId: true } });
 
-    const second = await cli('seed', '--demo');
+    const second = await run('seed', '--demo');
     expect(second.code, second.stderr).toBe(0);
     expect(await counts()).toEqual(after1);
     const products2 = await database.db.product.findMany({ orderBy: { slug: 'asc' }, select: { id: true, slug: true, priceDkk: true, categoryId: true } });

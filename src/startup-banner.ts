@@ -1,0 +1,45 @@
+import type { FastifyInstance, HTTPMethods } from 'fastify';
+import type { Config } from './config.ts';
+import { TOOL_PATH_PREFIX } from './http/tool-routes.ts';
+import { MCP_PATH } from './mcp/server-card.ts';
+
+/** `name` keys the JSON log line, `label` the terminal banner. */
+type Place = { name: string; label: string; method: HTTPMethods; route: string; shown: string };
+
+/**
+ * What a new user looks for after `npm start`. A place is listed only while its route is registered, so the banner
+ * never points at something that is not there; this is the one list to extend (the storefront at / shows up by
+ * itself once GET / is served).
+ */
+const PLACES: readonly Place[] = [
+  { name: 'api', label: 'API (POST)', method: 'POST', route: `${TOOL_PATH_PREFIX}:name`, shown: `${TOOL_PATH_PREFIX}<tool.name>` },
+  { name: 'docs', label: 'Reference', method: 'GET', route: '/docs', shown: '/docs' },
+  { name: 'openapi', label: 'OpenAPI', method: 'GET', route: '/openapi.json', shown: '/openapi.json' },
+  { name: 'mcp', label: 'MCP', method: 'POST', route: MCP_PATH, shown: MCP_PATH },
+  { name: 'storefront', label: 'Storefront', method: 'GET', route: '/', shown: '/' },
+];
+
+/** PUBLIC_BASE_URL, else the address the server listens on (a wildcard address is reachable as localhost). */
+function baseUrl(app: FastifyInstance, config: Config): string {
+  if (config.publicBaseUrl) return config.publicBaseUrl;
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') return `http://${config.host}:${config.port}`;
+  const host = address.address === '0.0.0.0' || address.address === '::' ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+/**
+ * Says once, after listen, where everything is: a short block for a person at a terminal, one structured log line
+ * (`msg: "ready"`, `urls` keyed by place) for log collectors otherwise.
+ */
+export function announceStartup(app: FastifyInstance, config: Config): void {
+  const base = baseUrl(app, config);
+  const places = PLACES.filter((p) => app.hasRoute({ method: p.method, url: p.route }));
+  if (!process.stdout.isTTY) {
+    app.log.info({ urls: Object.fromEntries(places.map((p) => [p.name, `${base}${p.shown}`])) }, 'ready');
+    return;
+  }
+  const rows = [...places.map((p) => [p.label, `${base}${p.shown}`]), ['API keys', 'npm run --silent cli -- keys create --help']];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  process.stdout.write(`\nAgent API is ready:\n${rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`).join('\n')}\n\n`);
+}
