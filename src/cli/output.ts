@@ -10,12 +10,12 @@ export function emit(json: boolean | undefined, value: unknown, human: () => str
   process.stdout.write(`${json ? JSON.stringify(value) : human()}\n`);
 }
 
+const oneLine = (text: string) => text.trim().replace(/\s*\n\s*/g, ' ');
+
 /** Any error as one line on stderr: no stack, no multi-line driver messages. */
 export function printError(message: string): void {
   process.stderr.write(`${paint('red', 'error:', process.stderr)} ${oneLine(message.replace(/^error:\s*/, ''))}\n`);
 }
-
-export const oneLine = (text: string) => text.trim().replace(/\s*\n\s*/g, ' ');
 
 export type Cell = { text: string; format?: Format };
 
@@ -36,7 +36,7 @@ export function table(headers: readonly string[], rows: readonly (readonly Cell[
 export const shortTime = (iso: string | null, none: string) => (iso === null ? none : `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`);
 
 /** The help section every command shows after its options. */
-export const examples = (...lines: string[]) => `\nExamples:\n${lines.map((l) => (l.startsWith('#') ? `  ${l}` : `  $ ${l}`)).join('\n')}`;
+export const examples = (...lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}`;
 
 /** How the README and the examples invoke the CLI; also the program name in every usage line. */
 export const CLI = 'npm run --silent cli --';
