@@ -224,7 +224,7 @@ export async function seedBenchData(url: string, products: number): Promise<Seed
                            "paidAt", "createdAt", "updatedAt")
        SELECT 'bo' || lpad(i::text, 6, '0'),
               'customer' || (i % 2500) || '@example.com',
-              ($1::text[])[1 + ${h(20)} % 12],
+              (($1::text[])[1 + ${h(20)} % 12])::"OrderStatus",
               'Customer ' || (i % 2500),
               'Vej ' || (1 + i % 120) || ', ' || (1 + i % 9) || '. sal',
               lpad((1000 + ${h(21)} % 8999)::text, 4, '0'),

@@ -19,6 +19,7 @@ const ConfigSchema = z.object({
   DB_POOL_MAX: positiveInt.default(10),
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   ALLOWED_ORIGINS: z.string().default(''),
+  TOOL_CONTRACTS: z.enum(['log', 'strict']).default('log'),
 });
 
 export type Config = Readonly<{
@@ -35,6 +36,11 @@ export type Config = Readonly<{
   bodyLimitBytes: number;
   /** Extra browser origins allowed to call /api/mcp besides the service's own. */
   allowedOrigins: readonly string[];
+  /**
+   * A tool raising a problem code it did not declare, or auditing an entity type it did not declare: `log` logs it
+   * and answers as usual; `strict` (the test suite and the fuzzer) answers 500 so the gap cannot go unnoticed.
+   */
+  toolContracts: 'log' | 'strict';
 }>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -62,5 +68,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolMax: e.DB_POOL_MAX,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     allowedOrigins: Object.freeze(e.ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean)),
+    toolContracts: e.TOOL_CONTRACTS,
   });
 }

@@ -1,5 +1,5 @@
 /**
- * The closed list of problem codes (design.md §4). Every error the service returns is one of these, rendered as
+ * The closed list of problem codes. Every error the service returns is one of these, rendered as
  * RFC 9457 problem+json by toProblem(). docs/errors.md documents each code; a test keeps the two in step.
  */
 export const PROBLEMS = {
@@ -10,7 +10,6 @@ export const PROBLEMS = {
   invalid_idempotency_key: { status: 400, title: 'Invalid Idempotency-Key', resolution: 'Send one Idempotency-Key of 1 to 255 visible ASCII characters.' },
   unauthorized: { status: 401, title: 'Unauthorized', resolution: 'Send Authorization: Bearer <API key>; create a key with the CLI (keys create).' },
   insufficient_scope: { status: 403, title: 'Forbidden', resolution: 'Use a key that has the scope named in detail.' },
-  forbidden_origin: { status: 403, title: 'Forbidden origin', resolution: 'Call the MCP endpoint from an allowed origin or without an Origin header.' },
   unknown_tool: { status: 404, title: 'Unknown tool', resolution: 'List the tools in /openapi.json or over MCP tools/list.' },
   not_found: { status: 404, title: 'Not found', resolution: 'Check the identifier; list the entities to find valid ones.' },
   method_not_allowed: { status: 405, title: 'Method not allowed', resolution: 'Use POST for tool calls.' },
@@ -61,7 +60,7 @@ export type Problem = {
   instance: string;
   code: ProblemCode;
   resolution: string;
-  /** Legacy fields kept for one compatibility window (spec §7.3). */
+  /** Legacy fields kept for one compatibility window (docs/errors.md). */
   ok: false;
   error: string;
 };

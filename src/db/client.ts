@@ -6,6 +6,9 @@ export type Db = PrismaClient;
 /** The client handed to code running inside `db.$transaction(async (tx) => …)`. */
 export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
 
+/** Either: services take this so they run both on their own and inside a write's transaction. */
+export type DbClient = Db | Tx;
+
 export type DbOptions = { connectionString: string; poolMax?: number; onQuery?: () => void };
 
 /** The pg pool under each client, for hand-written reads outside transactions (see queryRows). */

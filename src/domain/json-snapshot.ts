@@ -1,9 +1,19 @@
-import { Prisma } from '../generated/prisma/client.ts';
+/** A value after plainJson: every bigint a number, every Date an ISO 8601 string, at any depth. */
+export type PlainJson<T> = T extends bigint
+  ? number
+  : T extends Date
+    ? string
+    : T extends readonly (infer E)[]
+      ? PlainJson<E>[]
+      : T extends object
+        ? { [K in keyof T]: PlainJson<T[K]> }
+        : T;
 
 /**
  * Rows become plain JSON for audit snapshots and API output: BigInt → number (the API bounds every integer to
  * ±2^53-1, so this is exact) and Date → ISO 8601 UTC string.
  */
+export function plainJson<T>(value: T): PlainJson<T>;
 export function plainJson(value: unknown): unknown {
   if (typeof value === 'bigint') return Number(value);
   if (value instanceof Date) return value.toISOString();
@@ -14,9 +24,4 @@ export function plainJson(value: unknown): unknown {
     return out;
   }
   return value;
-}
-
-/** A value for a nullable Json column: SQL NULL for null/undefined, plain JSON otherwise. */
-export function toJsonValue(value: unknown): Prisma.InputJsonValue | typeof Prisma.DbNull {
-  return value === null || value === undefined ? Prisma.DbNull : (plainJson(value) as Prisma.InputJsonValue);
 }

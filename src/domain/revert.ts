@@ -1,4 +1,17 @@
-import type { Snapshot } from '../registry/reversible.ts';
+/** An entity's row as plain JSON (json-snapshot.ts), as audit entries record it. */
+export type Snapshot = Record<string, unknown>;
+
+/** Turns a plain-JSON snapshot back into column values: named fields become BigInt or Date again. */
+export function reviveSnapshot(
+  snapshot: Snapshot,
+  types: { bigint?: readonly string[]; date?: readonly string[]; omit?: readonly string[] },
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...snapshot };
+  for (const f of types.omit ?? []) delete out[f];
+  for (const f of types.bigint ?? []) if (typeof out[f] === 'number') out[f] = BigInt(out[f] as number);
+  for (const f of types.date ?? []) if (typeof out[f] === 'string') out[f] = new Date(out[f] as string);
+  return out;
+}
 
 /** Fields that change on every write and say nothing about whether the entity was edited since. */
 const VOLATILE = new Set(['updatedAt']);

@@ -4,6 +4,7 @@ import { PROBLEMS, type ProblemCode } from '../errors.ts';
 import { TOOL_PATH_PREFIX } from '../http/tool-routes.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import { deprecationNotice } from '../registry/deprecation-notice.ts';
+import { problemCodesByStatus } from '../registry/tool-problems.ts';
 import { ChangeSchema, resultEnvelope } from '../registry/result-envelope.ts';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -50,7 +51,11 @@ type HeaderName = keyof typeof HEADERS;
 
 const RATE_LIMIT_HEADERS: HeaderName[] = ['RateLimit-Policy', 'RateLimit', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
 
-/** The spec's six declared error statuses (§4, §7) plus the additive ones of design.md §4, with their headers. */
+/**
+ * Every error status a tool call can answer with, and its headers. components.responses lists each with all the
+ * service's codes of that status; an operation refers to it when the tool can meet all of them, and otherwise
+ * gets its own response naming the codes it can meet (registry/tool-problems.ts).
+ */
 const ERROR_RESPONSES: Record<number, { name: string; headers: HeaderName[] }> = {
   400: { name: 'BadRequest', headers: [] },
   401: { name: 'Unauthorized', headers: ['WWW-Authenticate'] },
@@ -67,6 +72,31 @@ const ERROR_RESPONSES: Record<number, { name: string; headers: HeaderName[] }> =
 
 const headerRefs = (names: readonly HeaderName[]) =>
   Object.fromEntries(names.map((h) => [h, { $ref: `#/components/headers/${h}` }]));
+
+const codesOfStatus = (status: number) => PROBLEM_CODES.filter((c) => PROBLEMS[c].status === status);
+
+function problemResponse(status: number, codes: readonly ProblemCode[]) {
+  const headers = ERROR_RESPONSES[status]?.headers ?? [];
+  return {
+    description: codes.length
+      ? `Problem codes: ${codes.map((c) => `\`${c}\``).join(', ')}.`
+      : 'Declared for every tool; this tool has no problem code of its own with this status.',
+    ...(headers.length ? { headers: headerRefs(headers) } : {}),
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
+  };
+}
+
+/** The operation's error responses: a reference where the tool can meet every code of the status, else its own list. */
+function errorResponses(tool: Tool): RouteConfig['responses'] {
+  return Object.fromEntries(
+    [...problemCodesByStatus(tool)].map(([status, codes]) => {
+      const shared = ERROR_RESPONSES[status];
+      const all = codesOfStatus(status);
+      const same = shared && codes.length === all.length;
+      return [String(status), same ? { $ref: `#/components/responses/${shared.name}` } : problemResponse(status, codes)];
+    }),
+  );
+}
 
 const DESCRIPTION = [
   'Tools of a storefront and content-management service. Every tool is one operation: `POST /api/v1/tools/<tool name>` with a JSON object body (send `{}` when it takes no fields); success is `{"ok": true, "result": …}`.',
@@ -94,13 +124,8 @@ export function buildDocument(tools: readonly Tool[]): OpenApiDocument {
   for (const [name, description] of Object.entries(HEADERS)) {
     registry.registerComponent('headers', name, { description, schema: { type: 'string' } });
   }
-  for (const [status, { name, headers }] of Object.entries(ERROR_RESPONSES)) {
-    const codes = PROBLEM_CODES.filter((c) => PROBLEMS[c].status === Number(status));
-    registry.registerComponent('responses', name, {
-      description: `Problem codes: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
-      ...(headers.length ? { headers: headerRefs(headers) } : {}),
-      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
-    });
+  for (const [status, { name }] of Object.entries(ERROR_RESPONSES)) {
+    registry.registerComponent('responses', name, problemResponse(Number(status), codesOfStatus(Number(status))));
   }
 
   const tags = [...new Set(tools.map(domainOf))];
@@ -140,12 +165,10 @@ function operation(tool: Tool): RouteConfig {
     ...(tool.deprecated ? { deprecated: true } : {}),
     'x-required-scope': tool.scope,
     'x-anonymous': tool.anonymous,
+    'x-reversible': tool.reversible.length > 0,
     ...(tool.write ? { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] } : {}),
     request: { body: { required: true, content: { 'application/json': { schema: tool.input } } } },
-    responses: {
-      200: success,
-      ...Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([status, { name }]) => [status, { $ref: `#/components/responses/${name}` }])),
-    },
+    responses: { 200: success, ...errorResponses(tool) },
   };
 }
 

@@ -2,6 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Db, Tx } from '../db/client.ts';
+import type { ProblemCode } from '../errors.ts';
+import type { ReversibleEntity } from '../services/reversible.ts';
 import type { Scope } from './scopes.ts';
 
 export type Principal = { keyId: string; name: string; scopes: ReadonlySet<Scope> };
@@ -18,18 +20,25 @@ export type Change = {
   revertOf?: string;
 };
 
-export type ToolContext = {
-  /** Inside a write tool this is the transaction the audit entries are written in. */
+/** What a read handler gets: no transaction and no audit log, because a read changes nothing. */
+export type ReadContext = {
   db: Db | Tx;
   principal: Principal | null;
   requestId: string;
   log: FastifyBaseLogger;
   config: Config;
+};
+
+/** What a write handler gets: the transaction its changes and their audit entries are written in. */
+export type WriteContext = Omit<ReadContext, 'db'> & {
+  db: Tx;
   /** Records an audit entry, written in the same transaction as the change itself. */
   audit: (change: Change) => void;
 };
 
-/** MCP tool annotations; declared by every tool so agents can tell reads from destructive writes. */
+export type ToolContext = ReadContext | WriteContext;
+
+/** MCP tool annotations, derived from the tool's kind and flags so agents can tell reads from destructive writes. */
 export type ToolAnnotations = {
   readOnlyHint: boolean;
   destructiveHint: boolean;
@@ -39,7 +48,14 @@ export type ToolAnnotations = {
 
 export type Deprecation = { since: Date; sunset: Date; link: string };
 
-/** Spec §9.6: a Sunset date is announced at least 90 days before the removal it names. */
+/**
+ * How a write's audit entries can be undone. `reversible`: audit.revert restores entries of these entities written
+ * by this tool. `appendOnly`: entity types the tool records that are history, not undoable (orders, carts, creations
+ * whose undo would be a delete). A write may list both when it records several entity types.
+ */
+export type AuditDeclaration = { reversible?: readonly ReversibleEntity[]; appendOnly?: readonly string[] };
+
+/** A Sunset date is announced at least 90 days before the removal it names. */
 export const MIN_SUNSET_NOTICE_DAYS = 90;
 
 function checkDeprecation(name: string, d: Deprecation): void {
@@ -51,31 +67,57 @@ function checkDeprecation(name: string, d: Deprecation): void {
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
-export type ToolSpec<I extends AnyObject, O extends z.ZodType> = {
+type CommonSpec<I extends AnyObject, O extends z.ZodType> = {
   name: string;
   title: string;
   description: string;
   scope: Scope;
-  /** Callable without a key (spec §5.1). */
+  /** Callable without a key. */
   anonymous?: boolean;
-  /** The call must carry `confirm: true` unless it is a dry run (spec §4, design.md §4). */
-  requiresConfirm?: boolean;
+  /** Problem codes the handler can raise beyond the ones every call can meet (registry/tool-problems.ts). */
+  errors: readonly ProblemCode[];
+  /** Calling again with the same input has no further effect (reads are idempotent unless they say otherwise). */
+  idempotent?: boolean;
+  /** The tool reaches beyond this service's own data (an external provider). */
+  openWorld?: boolean;
   input: I;
   output: O;
-  annotations: Omit<ToolAnnotations, 'openWorldHint'> & { openWorldHint?: boolean };
   deprecated?: Deprecation;
-  handler: (input: z.infer<I>, ctx: ToolContext) => Promise<z.input<O>>;
 };
 
-export type Tool = {
+export type ReadToolSpec<I extends AnyObject, O extends z.ZodType> = CommonSpec<I, O> & {
+  kind: 'read';
+  handler: (input: z.infer<I>, ctx: ReadContext) => Promise<z.input<O>>;
+};
+
+export type WriteToolSpec<I extends AnyObject, O extends z.ZodType> = CommonSpec<I, O> & {
+  kind: 'write';
+  /** Removes or overwrites data an agent cannot simply re-create. */
+  destructive?: boolean;
+  /** The call must carry `confirm: true` unless it is a dry run (docs/agent-safety.md). */
+  requiresConfirm?: boolean;
+  audit: AuditDeclaration;
+  handler: (input: z.infer<I>, ctx: WriteContext) => Promise<z.input<O>>;
+};
+
+export type ToolSpec<I extends AnyObject, O extends z.ZodType> = ReadToolSpec<I, O> | WriteToolSpec<I, O>;
+
+type ToolBase = {
   readonly name: string;
   readonly title: string;
+  /** The declared description, plus the reversibility sentence derived from `audit`. */
   readonly description: string;
   readonly scope: Scope;
   readonly anonymous: boolean;
   readonly requiresConfirm: boolean;
   /** Writes run in a transaction with their audit entries, and accept dryRun and Idempotency-Key. */
   readonly write: boolean;
+  /** The tool-specific problem codes it declared. */
+  readonly errors: readonly ProblemCode[];
+  /** Entities whose entries of this tool audit.revert can undo; empty for reads and append-only writes. */
+  readonly reversible: readonly ReversibleEntity[];
+  /** Every audit entity type the tool may record (reversible or append-only). */
+  readonly auditedTypes: ReadonlySet<string>;
   /** The published input schema: the tool's fields plus `confirm`/`dryRun` where they apply. */
   readonly input: AnyObject;
   /** What requests are validated with: like `input`, but `confirm` is checked separately (422, not 400). */
@@ -83,32 +125,53 @@ export type Tool = {
   readonly output: z.ZodType;
   readonly annotations: ToolAnnotations;
   readonly deprecated: Deprecation | undefined;
-  readonly handler: (input: Record<string, unknown>, ctx: ToolContext) => Promise<unknown>;
 };
+
+export type Tool =
+  | (ToolBase & { readonly kind: 'read'; readonly handler: (input: Record<string, unknown>, ctx: ReadContext) => Promise<unknown> })
+  | (ToolBase & { readonly kind: 'write'; readonly handler: (input: Record<string, unknown>, ctx: WriteContext) => Promise<unknown> });
+
+export const REVERSIBLE_SENTENCE = 'Reversible with audit.revert.';
 
 const DryRunField = z.boolean().optional().describe('Validate and run the tool in a transaction that is rolled back; returns the changes it would make.');
 const ConfirmField = z.literal(true).describe('Must be exactly true to perform this change (not needed with dryRun: true).');
 
 export function defineTool<I extends AnyObject, O extends z.ZodType>(spec: ToolSpec<I, O>): Tool {
   if (spec.deprecated) checkDeprecation(spec.name, spec.deprecated);
-  const write = !spec.annotations.readOnlyHint;
-  const requiresConfirm = spec.requiresConfirm ?? false;
+  const write = spec.kind === 'write';
+  const requiresConfirm = write ? (spec.requiresConfirm ?? false) : false;
+  const reversible = write ? (spec.audit.reversible ?? []) : [];
+  const auditedTypes = write ? new Set([...reversible.map((e) => e.entityType), ...(spec.audit.appendOnly ?? [])]) : new Set<string>();
   const extras: z.ZodRawShape = write ? { dryRun: DryRunField } : {};
   const input = spec.input.extend({ ...extras, ...(requiresConfirm ? { confirm: ConfirmField } : {}) }).strict();
   const validator = spec.input.extend({ ...extras, ...(requiresConfirm ? { confirm: z.unknown().optional() } : {}) }).strict();
-  return Object.freeze({
+  const base: ToolBase = {
     name: spec.name,
     title: spec.title,
-    description: spec.description,
+    description: reversible.length > 0 ? `${spec.description} ${REVERSIBLE_SENTENCE}` : spec.description,
     scope: spec.scope,
     anonymous: spec.anonymous ?? false,
     requiresConfirm,
     write,
+    errors: Object.freeze([...spec.errors]),
+    reversible: Object.freeze([...reversible]),
+    auditedTypes,
     input,
     validator,
     output: spec.output,
-    annotations: Object.freeze({ openWorldHint: false, ...spec.annotations }),
+    annotations: Object.freeze({
+      readOnlyHint: !write,
+      destructiveHint: write ? (spec.destructive ?? false) : false,
+      idempotentHint: spec.idempotent ?? !write,
+      openWorldHint: spec.openWorld ?? false,
+    }),
     deprecated: spec.deprecated,
-    handler: spec.handler as Tool['handler'],
-  });
+  };
+  // The handlers' input types are the validators' outputs, which invokeTool passes them; the registry holds them
+  // untyped so tools of every shape fit one list.
+  return Object.freeze(
+    spec.kind === 'read'
+      ? { ...base, kind: 'read' as const, handler: spec.handler as (input: Record<string, unknown>, ctx: ReadContext) => Promise<unknown> }
+      : { ...base, kind: 'write' as const, handler: spec.handler as (input: Record<string, unknown>, ctx: WriteContext) => Promise<unknown> },
+  );
 }

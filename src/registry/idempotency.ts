@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Tx } from '../db/client.ts';
 import { AppError, type ProblemCode } from '../errors.ts';
-import { toJsonValue } from '../domain/json-snapshot.ts';
+import { toJsonValue } from '../db/json-value.ts';
 
 /** How long a key is remembered (documented in docs/agent-safety.md). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

@@ -2,10 +2,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Db, Tx } from '../db/client.ts';
-import { AppError } from '../errors.ts';
-import { toJsonValue } from '../domain/json-snapshot.ts';
+import { AppError, classifyUnknown } from '../errors.ts';
+import { toJsonValue } from '../db/json-value.ts';
 import { claimIdempotencyKey, recordOutcome, replay, requestHash, type IdempotencyClaim, type StoredOutcome } from './idempotency.ts';
-import type { Change, Principal, Tool, ToolContext } from './define-tool.ts';
+import type { Change, Principal, Tool, WriteContext } from './define-tool.ts';
+import { problemCodesOf } from './tool-problems.ts';
 
 export type InvokeDeps = { db: Db; config: Config };
 
@@ -39,6 +40,28 @@ class Replay {
  * → output schema. Authentication and rate limiting happened before, at the transport edge.
  */
 export async function invokeTool(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> {
+  try {
+    return await run(deps, req);
+  } catch (err) {
+    // Classified as the client will see it: a unique-constraint race is a `conflict` like an explicit one.
+    const { code } = classifyUnknown(err);
+    if (!problemCodesOf(req.tool).has(code)) {
+      throw contractBroken(deps, req, `${req.tool.name} raised the undeclared problem code ${code}: declare it in its errors`, err);
+    }
+    throw err;
+  }
+}
+
+/**
+ * A tool doing what its declaration does not say. Logged always; under `toolContracts: strict` (tests, fuzzer) the
+ * call fails with a 500 so the declaration gets fixed, otherwise the call is answered as if nothing were wrong.
+ */
+function contractBroken(deps: InvokeDeps, req: InvokeRequest, message: string, original?: unknown): unknown {
+  req.log.error({ tool: req.tool.name, err: original }, message);
+  return deps.config.toolContracts === 'strict' ? new Error(message) : original;
+}
+
+async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> {
   const { tool } = req;
   authorize(tool, req.principal);
   const { confirm, dryRun, ...args } = validateInput(tool, req.body);
@@ -47,18 +70,24 @@ export async function invokeTool(deps: InvokeDeps, req: InvokeRequest): Promise<
   }
 
   const changes: Change[] = [];
-  const context = (db: Db | Tx): ToolContext => ({
-    db,
-    principal: req.principal,
-    requestId: req.requestId,
-    log: req.log,
-    config: deps.config,
-    audit: (change) => changes.push(change),
-  });
+  const readContext = { principal: req.principal, requestId: req.requestId, log: req.log, config: deps.config };
 
-  if (!tool.write) {
-    return { ok: true, result: shapeOutput(tool, await tool.handler(args, context(deps.db))) };
+  if (tool.kind === 'read') {
+    return { ok: true, result: shapeOutput(tool, await tool.handler(args, { ...readContext, db: deps.db })) };
   }
+
+  const writeContext = (tx: Tx): WriteContext => ({
+    ...readContext,
+    db: tx,
+    audit: (change) => {
+      if (!tool.auditedTypes.has(change.entityType)) {
+        const message = `${tool.name} audited the undeclared entity type ${change.entityType}: declare it reversible or appendOnly`;
+        const broken = contractBroken(deps, req, message);
+        if (broken instanceof Error) throw broken;
+      }
+      changes.push(change);
+    },
+  });
 
   // A dry run consumes nothing, not even the idempotency key.
   const idem: IdempotencyClaim | null =
@@ -73,7 +102,7 @@ export async function invokeTool(deps: InvokeDeps, req: InvokeRequest): Promise<
         if (earlier) throw new Replay(earlier);
       }
       executing = true;
-      const shaped = shapeOutput(tool, await tool.handler(args, context(tx)));
+      const shaped = shapeOutput(tool, await tool.handler(args, writeContext(tx)));
       if (dryRun === true) throw new DryRunRollback(shaped);
       if (changes.length > 0) {
         await tx.auditEntry.createMany({

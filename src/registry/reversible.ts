@@ -1,27 +1,21 @@
-import type { Tx } from '../db/client.ts';
+import type { ReversibleEntity } from '../services/reversible.ts';
+import type { Tool } from './define-tool.ts';
 
-export type Snapshot = Record<string, unknown>;
+export type RevertTarget = { entity: ReversibleEntity; tools: ReadonlySet<string> };
 
 /**
- * An entity whose audited changes audit.revert can undo. Snapshots are the entity's row as plain JSON
- * (json-snapshot.ts); `restore(null)` means the entity did not exist before, so it is removed.
+ * What audit.revert may undo, derived from the tools' `audit.reversible` declarations: per entity type, the entity
+ * and the tools whose entries of it can be reverted. Two declarations of one entity type must be the same object.
  */
-export type ReversibleEntity = {
-  entityType: string;
-  /** The tools whose entries of this entity may be reverted. */
-  tools: readonly string[];
-  load: (tx: Tx, entityId: string) => Promise<Snapshot | null>;
-  restore: (tx: Tx, entityId: string, snapshot: Snapshot | null) => Promise<void>;
-};
-
-/** Turns a plain-JSON snapshot back into column values: named fields become BigInt or Date again. */
-export function reviveSnapshot(
-  snapshot: Snapshot,
-  types: { bigint?: readonly string[]; date?: readonly string[]; omit?: readonly string[] },
-): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...snapshot };
-  for (const f of types.omit ?? []) delete out[f];
-  for (const f of types.bigint ?? []) if (typeof out[f] === 'number') out[f] = BigInt(out[f] as number);
-  for (const f of types.date ?? []) if (typeof out[f] === 'string') out[f] = new Date(out[f] as string);
-  return out;
+export function revertTargets(tools: readonly Tool[]): ReadonlyMap<string, RevertTarget> {
+  const targets = new Map<string, { entity: ReversibleEntity; tools: Set<string> }>();
+  for (const tool of tools) {
+    for (const entity of tool.reversible) {
+      const known = targets.get(entity.entityType);
+      if (known && known.entity !== entity) throw new Error(`Two reversible entities share the type "${entity.entityType}" (${tool.name})`);
+      if (known) known.tools.add(tool.name);
+      else targets.set(entity.entityType, { entity, tools: new Set([tool.name]) });
+    }
+  }
+  return targets;
 }

@@ -1,18 +1,9 @@
 import { z } from 'zod';
-import { asStoredLayout, StoredLayout } from '../domain/layout-sections/layout.ts';
-import { pagePath, servicePath } from '../domain/public-paths.ts';
-import { AppError } from '../errors.ts';
+import { StoredLayout } from '../domain/layout-sections/layout.ts';
 import { defineTool } from '../registry/define-tool.ts';
-import { SERVICE_ORDER } from './services.ts';
-import { slugRef, timestamp } from './shared-schemas.ts';
-
-// The public site as an anonymous agent sees it: published content only. A draft is answered exactly like an
-// unknown slug, so the public tools do not reveal that unpublished content exists.
-
-const PUBLISHED = { status: 'published' } as const;
-
-/** The service fields the public site shows beyond slug, title and body. */
-const SERVICE_DETAILS = { shortDescription: true, priceString: true, heroImage: true, features: true } as const;
+import { slugRef } from '../schemas/text.ts';
+import { timestamp } from '../schemas/time.ts';
+import { getPublicPage, listPublicSite } from '../services/site.ts';
 
 const SitePageItem = z.object({ slug: z.string(), title: z.string(), path: z.string().describe('/info/<slug>'), updatedAt: timestamp() });
 
@@ -56,21 +47,9 @@ export const siteTools = [
     anonymous: true,
     input: z.strictObject({}),
     output: z.object({ pages: z.array(SitePageItem), services: z.array(SiteServiceItem) }),
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-    async handler(_input, ctx) {
-      const [pages, services] = await Promise.all([
-        ctx.db.page.findMany({ where: PUBLISHED, select: { slug: true, title: true, updatedAt: true }, orderBy: [{ title: 'asc' }, { slug: 'asc' }] }),
-        ctx.db.serviceOffering.findMany({
-          where: PUBLISHED,
-          select: { slug: true, title: true, shortDescription: true, priceString: true, heroImage: true, showInNav: true, navOrder: true, updatedAt: true },
-          orderBy: SERVICE_ORDER,
-        }),
-      ]);
-      return {
-        pages: pages.map((p) => ({ ...p, path: pagePath(p.slug), updatedAt: p.updatedAt.toISOString() })),
-        services: services.map((s) => ({ ...s, path: servicePath(s.slug), navOrder: Number(s.navOrder), updatedAt: s.updatedAt.toISOString() })),
-      };
-    },
+    kind: 'read',
+    errors: [],
+    handler: (_input, ctx) => listPublicSite(ctx.db),
   }),
 
   defineTool({
@@ -85,21 +64,8 @@ export const siteTools = [
       kind: z.enum(['page', 'service']).default('page').describe('Which public path the slug belongs to: /info/<slug> (page) or /services/<slug> (service).'),
     }),
     output: SitePage,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-    async handler({ slug: s, kind }, ctx) {
-      if (kind === 'page') {
-        const page = await ctx.db.page.findFirst({ where: { slug: s, ...PUBLISHED }, select: { slug: true, title: true, body: true, layout: true, updatedAt: true } });
-        if (!page) throw new AppError('not_found', `No published page at ${pagePath(s)}.`);
-        const { layout, updatedAt, ...rest } = page;
-        return { kind, ...rest, path: pagePath(page.slug), layout: asStoredLayout(layout), updatedAt: updatedAt.toISOString(), service: null };
-      }
-      const service = await ctx.db.serviceOffering.findFirst({
-        where: { slug: s, ...PUBLISHED },
-        select: { slug: true, title: true, body: true, updatedAt: true, ...SERVICE_DETAILS },
-      });
-      if (!service) throw new AppError('not_found', `No published service at ${servicePath(s)}.`);
-      const { slug: found, title, body, updatedAt, ...details } = service;
-      return { kind, slug: found, path: servicePath(found), title, body, layout: null, updatedAt: updatedAt.toISOString(), service: details };
-    },
+    kind: 'read',
+    errors: ['not_found'],
+    handler: ({ slug: s, kind }, ctx) => getPublicPage(ctx.db, s, kind),
   }),
 ];

@@ -20,7 +20,7 @@ describe('seedCommerce', () => {
     expect(orders.every((o) => o.items.length > 0)).toBe(true);
     expect((await t.db.order.findUniqueOrThrow({ where: { id: demoOrderId(1) } })).status).toBe('paid');
     const statuses = new Set(orders.map((o) => o.status));
-    for (const s of ['paid', 'pending_payment', 'shipped', 'cancelled']) expect(statuses.has(s), s).toBe(true);
+    for (const s of ['paid', 'pending_payment', 'shipped', 'cancelled'] as const) expect(statuses.has(s), s).toBe(true);
     const spanDays = (orders[11].createdAt.getTime() - orders[0].createdAt.getTime()) / 86_400_000;
     expect(spanDays).toBeGreaterThan(21);
     for (const o of orders) {

@@ -268,7 +268,7 @@ describe('hand-written extras of the init migration', () => {
       await client.query(
         `INSERT INTO "Order" (id, email, status, "shippingName", "shippingAddress", "shippingZip", "shippingCity",
                               "subtotalDkk", "shippingDkk", "discountDkk", "totalDkk", "createdAt", "updatedAt")
-         SELECT 'o' || i, 'buyer' || i || '@example.com', CASE WHEN i % 500 = 0 THEN 'disputed' ELSE 'delivered' END,
+         SELECT 'o' || i, 'buyer' || i || '@example.com', (CASE WHEN i % 500 = 0 THEN 'disputed' ELSE 'delivered' END)::"OrderStatus",
                 'Buyer', 'Street 1', '1000', 'City', 100, 0, 0, 100, now() - (i || ' minutes')::interval, now()
            FROM generate_series(1, 5000) AS i`,
       );
@@ -437,6 +437,7 @@ function expectedType(f: DmmfField): { udt: string; precision?: number } {
   const native = f.nativeType?.[0];
   let udt: string;
   let precision: number | undefined;
+  if (f.kind === 'enum') return { udt: f.isList ? `_${f.type}` : f.type };
   switch (f.type) {
     case 'String':
       udt = native === 'VarChar' ? 'varchar' : native === 'Uuid' ? 'uuid' : 'text';
@@ -487,6 +488,7 @@ function expectedDefault(f: DmmfField): string | null {
     throw new Error(`default function ${fn}() on ${f.name} not handled`);
   }
   if (f.type === 'String') return `'${String(d).replace(/'/g, "''")}'::text`;
+  if (f.kind === 'enum') return `'${String(d)}'::"${f.type}"`;
   return String(d);
 }
 

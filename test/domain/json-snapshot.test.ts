@@ -1,7 +1,8 @@
-// plainJson / toJsonValue: rows become plain JSON for audit snapshots and output (design.md §2a).
+// plainJson / toJsonValue: rows become plain JSON for audit snapshots and output; BigInt and Date are exact.
 import { describe, expect, it } from 'vitest';
 import { Prisma } from '../../src/generated/prisma/client.ts';
-import { plainJson, toJsonValue } from '../../src/domain/json-snapshot.ts';
+import { toJsonValue } from '../../src/db/json-value.ts';
+import { plainJson } from '../../src/domain/json-snapshot.ts';
 
 describe('plainJson', () => {
   it('turns BigInt into an exact number and Date into ISO 8601 UTC', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.ts';
+import { OrderStatus as OrderStatusColumn } from '../../src/generated/prisma/client.ts';
 import {
   assertTransition, describeTransitions, effectsOf, legalTargets, ORDER_STATUSES, REVENUE_STATUSES, type OrderStatus,
 } from '../../src/domain/order-transitions.ts';
@@ -33,6 +34,10 @@ function illegalError(from: string, to: OrderStatus): AppError {
 }
 
 describe('order transition table', () => {
+  it('names exactly the values of the Order.status column (a Prisma enum), in the same order', () => {
+    expect(Object.values(OrderStatusColumn)).toEqual([...ORDER_STATUSES]);
+  });
+
   it('has exactly the 12 statuses of spec §2.3', () => {
     expect([...ORDER_STATUSES].sort()).toEqual(Object.keys(DESIGN).sort());
   });

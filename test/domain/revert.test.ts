@@ -1,7 +1,7 @@
 // hasChangedSince (audit.revert's conflict check, design.md §7) and reviveSnapshot (snapshot → column values).
 import { describe, expect, it } from 'vitest';
 import { hasChangedSince } from '../../src/domain/revert.ts';
-import { reviveSnapshot } from '../../src/registry/reversible.ts';
+import { reviveSnapshot } from '../../src/domain/revert.ts';
 
 const after = { id: 'p1', name: 'Aviator', priceDkk: 100, images: ['a', 'b'], attributes: { x: '1', y: '2' }, deletedAt: null, updatedAt: '2026-01-01T00:00:00.000Z' };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { firstFreeSlug, MAX_SLUG_LENGTH, slugify } from '../../src/domain/slug.ts';
-import { SLUG_PATTERN } from '../../src/tools/shared-schemas.ts';
+import { SLUG_PATTERN } from '../../src/schemas/text.ts';
 
 const derive = (title: string, maxLength?: number) => slugify(title, { fallback: 'service', maxLength });
 

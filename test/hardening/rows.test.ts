@@ -39,7 +39,8 @@ const throwingTool = defineTool({
   scope: 'catalog:read',
   input: z.strictObject({}),
   output: z.object({}),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  kind: 'read',
+  errors: [],
   handler: async () => {
     throw new Error('DELETE FROM "Product" failed\n    at handler (/work/main/src/tools/products.ts:12:3)');
   },
@@ -53,7 +54,8 @@ const deprecatedAlias = defineTool({
   scope: 'catalog:read',
   input: z.strictObject({}),
   output: z.object({ alias: z.literal(true) }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  kind: 'read',
+  errors: [],
   deprecated: DEPRECATED,
   handler: async () => ({ alias: true as const }),
 });

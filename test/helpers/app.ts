@@ -37,6 +37,7 @@ export async function createTestApp(
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
+    TOOL_CONTRACTS: 'strict',
     RATE_LIMIT_ANON_MAX: '100000',
     RATE_LIMIT_PREAUTH_MAX: '100000',
     RATE_LIMIT_AUTH_MAX: '100000',

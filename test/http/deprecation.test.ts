@@ -21,7 +21,8 @@ const legacyCount = defineTool({
   anonymous: true,
   input: z.strictObject({}),
   output: z.object({ count: z.number().int().min(0) }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  kind: 'read',
+  errors: [],
   deprecated: { since: SINCE, sunset: SUNSET, link: GUIDE },
   handler: async (_input, ctx) => ({ count: await ctx.db.product.count({ where: { deletedAt: null } }) }),
 });

@@ -21,7 +21,8 @@ const failingTools = [
     anonymous: true,
     input: z.strictObject({}),
     output: z.object({}),
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    kind: 'read',
+    errors: [],
     handler: async () => {
       throw new Error('SELECT * FROM "Product" failed at /work/main/src/tools/products.ts:12:3');
     },
@@ -34,7 +35,8 @@ const failingTools = [
     anonymous: true,
     input: z.strictObject({}),
     output: z.object({}),
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    kind: 'read',
+    errors: [],
     handler: async (_input, ctx) => {
       await ctx.db.$queryRawUnsafe('SELECT no_such_column FROM "Product"');
       return {};
@@ -48,7 +50,8 @@ const failingTools = [
     anonymous: true,
     input: z.strictObject({}),
     output: z.object({ n: z.number() }),
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    kind: 'read',
+    errors: [],
     handler: async () => ({ n: 'not a number' }) as unknown as { n: number },
   }),
 ];

@@ -1,5 +1,6 @@
-// The OpenAPI 3.1 document (spec §1, §4, §7, §8; design.md §1, §4): generated from the registry, valid OpenAPI 3.1,
-// committed as openapi/openapi.json (this test fails while that copy is stale: run `npm run openapi`).
+// The OpenAPI 3.1 document: generated from the registry, valid OpenAPI 3.1, committed as openapi/openapi.json
+// (this test fails while that copy is stale: run `npm run openapi`). Each operation's error responses name exactly
+// the problem codes its tool can answer with (docs/errors.md).
 import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
@@ -7,13 +8,14 @@ import { PROBLEMS } from '../../src/errors.ts';
 import { buildDocument } from '../../src/openapi/build-document.ts';
 import { OPENAPI_FILE, serializeDocument } from '../../src/openapi/write.ts';
 import { SCOPES } from '../../src/registry/scopes.ts';
+import { ALWAYS_DECLARED_STATUSES, problemCodesByStatus } from '../../src/registry/tool-problems.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 
 const doc = buildDocument(TOOLS);
 type Json = Record<string, any>;
 const json = doc as unknown as Json;
 const op = (name: string): Json => json.paths[`/api/v1/tools/${name}`].post;
-const ERROR_STATUSES = ['400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'];
+const resolve = (r: Json): Json => (r.$ref ? json.components.responses[String(r.$ref).split('/').pop()!] : r);
 
 describe('openapi/openapi.json', () => {
   it('is valid OpenAPI 3.1', async () => {
@@ -52,8 +54,6 @@ describe('operations', () => {
       expect(op(tool.name)['x-anonymous']).toBe(tool.anonymous);
       expect(op(tool.name).security).toEqual(tool.anonymous ? [{ bearerAuth: [tool.scope] }, {}] : [{ bearerAuth: [tool.scope] }]);
     }
-    const anonymous = TOOLS.filter((t) => t.anonymous).map((t) => t.name).sort();
-    expect(anonymous).toEqual(['categories.list', 'products.get', 'products.search', 'site.get_page', 'site.list_pages']);
   });
 
   it('takes the tool’s input as a required JSON body, unknown fields refused', () => {
@@ -82,18 +82,40 @@ describe('operations', () => {
     }
   });
 
-  it('declares the six spec error statuses and the additive ones as problem+json', () => {
-    for (const tool of TOOLS) expect(Object.keys(op(tool.name).responses).sort()).toEqual(['200', ...ERROR_STATUSES].sort());
-    const responses = json.components.responses;
-    for (const status of ERROR_STATUSES) {
-      const ref: string = op('products.search').responses[status].$ref;
-      const response = responses[ref.split('/').pop()!];
-      expect(response.content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/ProblemDetails' });
-      for (const [code, p] of Object.entries(PROBLEMS)) if (String(p.status) === status) expect(response.description).toContain(`\`${code}\``);
+  it('declares the statuses every tool keeps, plus only the statuses its own codes add', () => {
+    for (const tool of TOOLS) {
+      const statuses = Object.keys(op(tool.name).responses).filter((s) => s !== '200').map(Number);
+      expect(statuses, tool.name).toEqual(expect.arrayContaining([...ALWAYS_DECLARED_STATUSES]));
+      expect(statuses.sort(), tool.name).toEqual([...problemCodesByStatus(tool).keys()].sort());
     }
+    // The anonymous catalog search can never answer 404 or 409, nor a cart or slug problem.
+    const search = op('products.search').responses;
+    expect(Object.keys(search)).not.toContain('404');
+    expect(Object.keys(search)).not.toContain('409');
+    expect(JSON.stringify(Object.values(search as Record<string, Json>).map(resolve))).not.toMatch(/slug_immutable|empty_cart|confirmation_required/);
+  });
+
+  it('lists under each status exactly the problem codes the tool declares or every call can meet, as problem+json', () => {
+    for (const tool of TOOLS) {
+      for (const [status, codes] of problemCodesByStatus(tool)) {
+        const response = resolve(op(tool.name).responses[String(status)]);
+        expect(response.content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/ProblemDetails' });
+        const listed = [...String(response.description).matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+        expect(listed.sort(), `${tool.name} ${status}`).toEqual([...codes].sort());
+      }
+    }
+    const responses = json.components.responses;
     expect(Object.keys(responses.TooManyRequests.headers)).toEqual(expect.arrayContaining(['Retry-After', 'RateLimit']));
     expect(Object.keys(responses.ServiceUnavailable.headers)).toEqual(['Retry-After']);
     expect(Object.keys(responses.Unauthorized.headers)).toEqual(['WWW-Authenticate']);
+  });
+
+  it('flags reversible operations with x-reversible and the generated sentence', () => {
+    for (const tool of TOOLS) {
+      const reversible = tool.reversible.length > 0;
+      expect(op(tool.name)['x-reversible'], tool.name).toBe(reversible);
+      expect(op(tool.name).description.includes('Reversible with audit.revert.'), tool.name).toBe(reversible);
+    }
   });
 
   it('describes problem details with exactly the spec’s fields and every code', () => {

@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../src/registry/define-tool.ts';
+import { PROBLEMS } from '../../src/errors.ts';
+import { defineTool, REVERSIBLE_SENTENCE } from '../../src/registry/define-tool.ts';
+import { revertTargets } from '../../src/registry/reversible.ts';
 import { SCOPES } from '../../src/registry/scopes.ts';
+import { COMMON_PROBLEMS } from '../../src/registry/tool-problems.ts';
 import { TOOLS } from '../../src/tools/index.ts';
+
+const byName = new Map(TOOLS.map((t) => [t.name, t]));
 
 // Invariants every tool must satisfy; a new tool that breaks one fails here before it reaches an agent.
 describe('tool registry', () => {
@@ -12,10 +17,12 @@ describe('tool registry', () => {
     for (const n of names) expect(n).toMatch(/^[a-z]+\.[a-z_]+$/);
   });
 
-  it.each(TOOLS.map((t) => [t.name, t] as const))('%s declares scope, description and all MCP annotations', (_n, tool) => {
+  it.each(TOOLS.map((t) => [t.name, t] as const))('%s declares scope, description, kind and the MCP annotations derived from it', (_n, tool) => {
     expect(SCOPES).toContain(tool.scope);
     expect(tool.title.length).toBeGreaterThan(3);
     expect(tool.description.length).toBeGreaterThan(20);
+    expect(tool.write).toBe(tool.kind === 'write');
+    expect(tool.annotations.readOnlyHint).toBe(tool.kind === 'read');
     for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
       expect(typeof tool.annotations[hint]).toBe('boolean');
     }
@@ -31,26 +38,65 @@ describe('tool registry', () => {
     const props = Object.keys((schema.properties ?? {}) as object);
     expect(props.includes('dryRun')).toBe(tool.write);
     expect(props.includes('confirm')).toBe(tool.requiresConfirm);
-    if (tool.requiresConfirm) expect(tool.annotations.destructiveHint || tool.name === 'audit.revert').toBe(true);
+    if (tool.requiresConfirm) expect(tool.annotations.destructiveHint).toBe(true);
   });
 
-  it('only catalog and site reads are anonymous', () => {
-    expect(TOOLS.filter((t) => t.anonymous).map((t) => t.name).sort()).toEqual(
-      ['categories.list', 'products.get', 'products.search', 'site.get_page', 'site.list_pages'].filter((n) => TOOLS.some((t) => t.name === n)).sort(),
-    );
-    for (const t of TOOLS.filter((x) => x.anonymous)) expect(t.write).toBe(false);
+  it.each(TOOLS.map((t) => [t.name, t] as const))('%s declares only its own problem codes, each once', (_n, tool) => {
+    for (const code of tool.errors) {
+      expect(Object.keys(PROBLEMS), code).toContain(code);
+      expect(COMMON_PROBLEMS, `${code} is common to every tool; do not declare it`).not.toContain(code);
+    }
+    expect(new Set(tool.errors).size).toBe(tool.errors.length);
+  });
+
+  it('anonymous tools are reads of public data', () => {
+    const anonymous = TOOLS.filter((t) => t.anonymous);
+    expect(anonymous.length).toBeGreaterThan(0);
+    for (const t of anonymous) {
+      expect(t.write, t.name).toBe(false);
+      expect(['catalog:read', 'categories:read', 'pages:read'], t.name).toContain(t.scope);
+    }
+  });
+
+  it('every write declares what its audit entries are: reversible entities or append-only types', () => {
+    for (const t of TOOLS) {
+      if (t.write) expect(t.auditedTypes.size, t.name).toBeGreaterThan(0);
+      else expect(t.auditedTypes.size, t.name).toBe(0);
+    }
+  });
+
+  it('every reversible entity names existing write tools, and the description says so', () => {
+    const targets = revertTargets(TOOLS);
+    expect(targets.size).toBeGreaterThan(0);
+    for (const [entityType, { entity, tools }] of targets) {
+      expect(entity.entityType).toBe(entityType);
+      expect(tools.size, entityType).toBeGreaterThan(0);
+      for (const name of tools) {
+        expect(byName.get(name)?.write, `${entityType}: ${name}`).toBe(true);
+        expect(byName.get(name)?.description.endsWith(REVERSIBLE_SENTENCE), name).toBe(true);
+      }
+    }
+    for (const t of TOOLS) if (t.reversible.length === 0) expect(t.description, t.name).not.toContain(REVERSIBLE_SENTENCE);
+  });
+
+  it('audit.revert can undo exactly the entries of the tools that declare their entity reversible', () => {
+    const revert = byName.get('audit.revert');
+    expect(revert?.requiresConfirm).toBe(true);
+    // Its own entries are append-only and cover every reversible entity type.
+    expect([...(revert?.auditedTypes ?? [])].sort()).toEqual([...revertTargets(TOOLS).keys()].sort());
   });
 });
 
-describe('defineTool deprecation (spec §9.6)', () => {
+describe('defineTool deprecation', () => {
   const base = {
     name: 'x.old',
     title: 'Old tool',
     description: 'A deprecated tool used only by this test.',
     scope: 'catalog:read' as const,
+    kind: 'read' as const,
+    errors: [],
     input: z.strictObject({}),
     output: z.object({}),
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     handler: async () => ({}),
   };
   const since = new Date('2026-01-01T00:00:00Z');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { toJsonValue } from '../../src/domain/json-snapshot.ts';
+import type { PublishStatus } from '../../src/generated/prisma/client.ts';
+import { toJsonValue } from '../../src/db/json-value.ts';
 import { Layout } from '../../src/domain/layout-sections/layout.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem, okResult } from '../helpers/content.ts';
@@ -18,9 +19,9 @@ const LAYOUT = Layout.parse({ sections: [{ id: 'top', key: 'hero', props: { titl
 beforeEach(async () => {
   await t.db.page.deleteMany();
   await t.db.serviceOffering.deleteMany();
-  const page = (slug: string, title: string, status = 'published') => ({ slug, title, body: `## ${title}\n\nBody of ${slug}.`, status });
+  const page = (slug: string, title: string, status: PublishStatus = 'published') => ({ slug, title, body: `## ${title}\n\nBody of ${slug}.`, status });
   await t.db.page.createMany({ data: [page('shipping', 'Shipping'), { ...page('about', 'About us'), layout: toJsonValue(LAYOUT) }, page('secret-sale', 'Secret sale', 'draft')] });
-  const service = (slug: string, navOrder: number, status = 'published') =>
+  const service = (slug: string, navOrder: number, status: PublishStatus = 'published') =>
     ({ slug, title: `Service ${slug}`, body: `Long copy of ${slug}.`, navOrder: BigInt(navOrder), status, shortDescription: `About ${slug}` });
   await t.db.serviceOffering.createMany({ data: [service('repairs', 2), service('eye-exam', 1), service('coming-soon', 0, 'draft')] });
 });

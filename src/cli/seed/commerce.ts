@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.ts';
 import type { OrderStatus } from '../../domain/order-transitions.ts';
 import { priceOrder, type DiscountTerms } from '../../domain/pricing.ts';
-import { loadSettings, pricingSettings } from '../../tools/settings.ts';
+import { loadSettings, pricingSettings } from '../../services/settings.ts';
 import { demoProducts } from './catalog.ts';
 
 export const DEMO_DISCOUNTS = [

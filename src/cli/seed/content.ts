@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.ts';
 import { Layout } from '../../domain/layout-sections/layout.ts';
-import { toJsonValue } from '../../domain/json-snapshot.ts';
+import { toJsonValue } from '../../db/json-value.ts';
 
 /** Parsed like pages.set_layout input, so the demo layout is stored in the same completed form the API stores. */
 const ABOUT_LAYOUT = Layout.parse({

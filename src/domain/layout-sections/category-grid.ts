@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { slug } from '../../tools/shared-schemas.ts';
+import { slug } from '../../schemas/text.ts';
 import { columns, copy, type SectionDefinition } from './fields.ts';
 
 export const categoryGridSection = {

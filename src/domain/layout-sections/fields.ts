@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { text } from '../../tools/shared-schemas.ts';
+import { text } from '../../schemas/text.ts';
 import { checkImageUrl } from '../image-url.ts';
 
 // Prop builders shared by the section modules. Every prop has a default, so `{ id, key }` alone is a valid

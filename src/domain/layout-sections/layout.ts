@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { text } from '../../tools/shared-schemas.ts';
+import { text } from '../../schemas/text.ts';
 import type { SectionDefinition } from './fields.ts';
 import { SECTIONS } from './index.ts';
 

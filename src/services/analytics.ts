@@ -1,0 +1,54 @@
+import type { DbClient } from '../db/client.ts';
+import { isOrderStatus, ORDER_STATUSES, REVENUE_STATUSES, type OrderStatus } from '../domain/order-transitions.ts';
+import { Prisma } from '../generated/prisma/client.ts';
+
+type StatusRow = { status: OrderStatus; orders: bigint; agentOrders: bigint; totalDkk: bigint };
+type ProductRow = { productId: string; productSlug: string | null; productName: string; quantity: bigint; revenueDkk: bigint };
+
+/** Sales figures of the orders created in [from, to]; see analytics.summary for what counts as revenue. */
+export async function salesSummary(db: DbClient, from: Date, to: Date, topProductsLimit: number) {
+  const revenueStatuses = Prisma.join(REVENUE_STATUSES);
+  const byStatus = await db.$queryRaw<StatusRow[]>`
+    SELECT status, count(*) AS orders, count(*) FILTER (WHERE "isAiGenerated") AS "agentOrders",
+           COALESCE(sum("totalDkk"), 0)::bigint AS "totalDkk"
+    FROM "Order" WHERE "createdAt" >= ${from} AND "createdAt" <= ${to}
+    GROUP BY status`;
+  const top = await db.$queryRaw<ProductRow[]>`
+    SELECT i."productId", p.slug AS "productSlug",
+           (array_agg(i."productName" ORDER BY o."createdAt" DESC, o.id DESC))[1] AS "productName",
+           sum(i.quantity)::bigint AS quantity, sum(i.quantity * i."unitPriceDkk")::bigint AS "revenueDkk"
+    FROM "OrderItem" i
+    JOIN "Order" o ON o.id = i."orderId"
+    LEFT JOIN "Product" p ON p.id = i."productId"
+    WHERE o."createdAt" >= ${from} AND o."createdAt" <= ${to} AND o.status IN (${revenueStatuses})
+    GROUP BY i."productId", p.slug
+    ORDER BY "revenueDkk" DESC, quantity DESC, i."productId"
+    LIMIT ${topProductsLimit}`;
+
+  const ordersByStatus: Record<string, number> = Object.fromEntries(ORDER_STATUSES.map((s) => [s, 0]));
+  let orderCount = 0, agentOrderCount = 0, revenue = 0, revenueOrderCount = 0;
+  for (const row of byStatus) {
+    const n = Number(row.orders);
+    if (isOrderStatus(row.status)) ordersByStatus[row.status] = n;
+    orderCount += n;
+    agentOrderCount += Number(row.agentOrders);
+    if (REVENUE_STATUSES.includes(row.status)) {
+      revenue += Number(row.totalDkk);
+      revenueOrderCount += n;
+    }
+  }
+  return {
+    fromDate: from.toISOString(),
+    toDate: to.toISOString(),
+    revenueStatuses: [...REVENUE_STATUSES],
+    revenueDkk: revenue,
+    revenueOrderCount,
+    // Math.round is half-up for the non-negative amounts here.
+    averageOrderValueDkk: revenueOrderCount === 0 ? 0 : Math.round(revenue / revenueOrderCount),
+    orderCount,
+    ordersByStatus,
+    agentOrderCount,
+    agentOrderShare: orderCount === 0 ? 0 : Math.round((agentOrderCount / orderCount) * 10_000) / 10_000,
+    topProducts: top.map((r) => ({ ...r, quantity: Number(r.quantity), revenueDkk: Number(r.revenueDkk) })),
+  };
+}

@@ -1,0 +1,114 @@
+import type { DbClient, Tx } from '../db/client.ts';
+import { plainJson } from '../domain/json-snapshot.ts';
+import type { DiscountTerms } from '../domain/pricing.ts';
+import { reviveSnapshot, type Snapshot } from '../domain/revert.ts';
+import { AppError } from '../errors.ts';
+import type { DiscountCode, DiscountType } from '../generated/prisma/client.ts';
+import type { ReversibleEntity } from './reversible.ts';
+
+/** Codes are case-insensitive: stored, compared and returned in upper case. */
+export const normalizeCode = (code: string) => code.toUpperCase();
+
+/** Why a code cannot be used right now, or null when it can. */
+export function discountUnavailableReason(row: DiscountCode | null, now: Date): string | null {
+  if (!row) return 'does not exist';
+  if (!row.active) return 'is inactive';
+  if (row.validUntil !== null && row.validUntil <= now) return `has expired (valid until ${row.validUntil.toISOString()})`;
+  if (row.usageLimit !== null && row.usageCount >= row.usageLimit) return `is used up (${row.usageLimit} use(s))`;
+  return null;
+}
+
+export function discountTerms(row: Pick<DiscountCode, 'type' | 'value'>): DiscountTerms {
+  return { type: row.type, value: Number(row.value) };
+}
+
+/** The code's row if it can be used now; 422 discount_unavailable otherwise. Reads only (cart previews). */
+export async function usableDiscount(db: DbClient, code: string): Promise<DiscountCode> {
+  const row = await db.discountCode.findUnique({ where: { code: normalizeCode(code) } });
+  const reason = discountUnavailableReason(row, new Date());
+  if (reason !== null || !row) throw new AppError('discount_unavailable', `Discount code "${normalizeCode(code)}" ${reason}.`);
+  return row;
+}
+
+/**
+ * Counts one use of the code, atomically: the conditional UPDATE only matches while the code is active, unexpired
+ * and below its usage limit, and concurrent redemptions queue on the row lock and re-check those conditions, so a
+ * code is never used more than usageLimit times however many checkouts race for it.
+ */
+export async function redeemDiscount(tx: Tx, code: string): Promise<DiscountCode> {
+  const normalized = normalizeCode(code);
+  const [row] = await tx.$queryRaw<DiscountCode[]>`
+    UPDATE "DiscountCode" SET "usageCount" = "usageCount" + 1, "updatedAt" = now()
+    WHERE code = ${normalized} AND active
+      AND ("validUntil" IS NULL OR "validUntil" > now())
+      AND ("usageLimit" IS NULL OR "usageCount" < "usageLimit")
+    RETURNING *`;
+  if (row) return row;
+  const current = await tx.discountCode.findUnique({ where: { code: normalized } });
+  throw new AppError('discount_unavailable', `Discount code "${normalized}" ${discountUnavailableReason(current, new Date()) ?? 'is used up'}.`);
+}
+
+/** Gives one use back (a cancelled order); never below zero. */
+export async function releaseDiscount(tx: Tx, code: string): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "DiscountCode" SET "usageCount" = "usageCount" - 1, "updatedAt" = now()
+    WHERE code = ${normalizeCode(code)} AND "usageCount" > 0`;
+}
+
+export const listDiscounts = (db: DbClient, opts: { onlyActive?: boolean; limit: number }) =>
+  db.discountCode.findMany({
+    where: opts.onlyActive ? { active: true } : {},
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: opts.limit,
+  });
+
+export type NewDiscount = { code: string; type: DiscountType; value: number; validUntil?: string | null; usageLimit?: number | null };
+
+export async function createDiscount(tx: Tx, input: NewDiscount): Promise<DiscountCode> {
+  const { code, type, value, validUntil, usageLimit } = input;
+  if (type === 'percent' && value > 100) throw new AppError('invalid_request', 'value: a percent discount is 1..100.');
+  const until = validUntil ? new Date(validUntil) : null;
+  if (until && until <= new Date()) throw new AppError('invalid_request', 'validUntil: must be in the future.');
+  const normalized = normalizeCode(code);
+  if (await tx.discountCode.findUnique({ where: { code: normalized }, select: { id: true } })) {
+    throw new AppError('conflict', `The discount code "${normalized}" already exists.`);
+  }
+  return tx.discountCode.create({
+    data: { code: normalized, type, value: BigInt(value), validUntil: until, usageLimit: usageLimit == null ? null : BigInt(usageLimit) },
+  });
+}
+
+/** Sets `active`, or flips it when not given. */
+export async function toggleDiscount(tx: Tx, code: string, active: boolean | undefined) {
+  const normalized = normalizeCode(code);
+  // Row lock so two concurrent flips apply one after the other instead of both writing the same value.
+  const [locked] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "DiscountCode" WHERE code = ${normalized} FOR UPDATE`;
+  if (!locked) throw new AppError('not_found', `No discount code "${normalized}".`);
+  const before = await tx.discountCode.findUniqueOrThrow({ where: { id: locked.id } });
+  const after = await tx.discountCode.update({ where: { id: locked.id }, data: { active: active ?? !before.active } });
+  return { before, after };
+}
+
+/**
+ * The audited state of a code: its terms, not its usage. usageCount moves with every checkout, and counting that as
+ * "changed since" would make every toggle of a code in use unrevertable; a revert must never rewrite usage either.
+ */
+export function discountSnapshot(row: DiscountCode): Snapshot {
+  const { usageCount: _usage, updatedAt: _updated, ...config } = row;
+  return plainJson(config);
+}
+
+export const discountEntity: ReversibleEntity = {
+  entityType: 'discount',
+  async load(tx, id) {
+    const row = await tx.discountCode.findUnique({ where: { id } });
+    return row ? discountSnapshot(row) : null;
+  },
+  async restore(tx, id, before) {
+    // Orders refer to codes by name, so a code is never deleted: "did not exist" restores as inactive.
+    const data = before === null
+      ? { active: false }
+      : reviveSnapshot(before, { bigint: ['value', 'usageLimit'], date: ['validUntil', 'createdAt'], omit: ['id'] });
+    await tx.discountCode.update({ where: { id }, data });
+  },
+};
