@@ -1,5 +1,5 @@
 /**
- * Whether an image URL may be attached to a product (hardening.md §3 row 29). The service never fetches it, but
+ * Whether an image URL may be attached to a product. The service never fetches it, but
  * storefronts and agents will, so only public https URLs without credentials are accepted: no IP literals (that
  * covers 127.0.0.1, 169.254.169.254, [::1] and numeric forms such as 0x7f000001, which WHATWG URL parsing turns
  * into dotted IPv4), and no local-only host names.

@@ -1,6 +1,6 @@
 import { AppError } from '../errors.ts';
 
-/** The 12 order statuses of spec §2.3, in the order a typical order moves through them. */
+/** The 12 order statuses (docs/commerce.md), in the order a typical order moves through them. */
 export const ORDER_STATUSES = [
   'pending_payment', 'pending', 'paid', 'flagged_review', 'processing', 'shipped', 'delivered', 'completed',
   'partial_refund', 'disputed', 'cancelled', 'refunded',
@@ -8,7 +8,7 @@ export const ORDER_STATUSES = [
 
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-/** design.md §6: the only place the legal moves are written down. Everything else derives from this table. */
+/** The only place the legal moves are written down (docs/commerce.md shows them). Everything else derives from this table. */
 const TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
   pending_payment: ['pending', 'paid', 'flagged_review', 'cancelled'],
   pending: ['paid', 'processing', 'flagged_review', 'cancelled'],

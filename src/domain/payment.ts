@@ -1,5 +1,5 @@
 /**
- * How an order placed at checkout gets paid. Taking payment is out of scope for this service (issue 4): a provider
+ * How an order placed at checkout gets paid. Taking payment is out of scope for this service (docs/commerce.md): a provider
  * only says how the buyer pays and what reference to store; the order stays `pending_payment` until someone (an
  * admin, or later a provider's webhook) moves it on with orders.update_status.
  */

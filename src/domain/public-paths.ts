@@ -1,4 +1,4 @@
-/** Where the storefront serves content (spec §2.5, §2.6); the API returns these so agents can link to them. */
+/** Where the storefront serves content (docs/content.md); the API returns these so agents can link to them. */
 export const pagePath = (slug: string) => `/info/${slug}`;
 export const servicePath = (slug: string) => `/services/${slug}`;
 

@@ -108,6 +108,7 @@ function renderOperation(doc: OpenApiDocument, { path, op }: Operation): string 
   const tags = [
     `<span class="tag">scope ${escapeHtml(scope)}</span>`,
     op['x-anonymous'] === true ? '<span class="tag">anonymous</span>' : '<span class="tag">Bearer key</span>',
+    op['x-reversible'] === true ? '<span class="tag">reversible with audit.revert</span>' : '',
     op.deprecated === true ? '<span class="tag deprecated">deprecated</span>' : '',
   ].join('');
   const body = resolveRef(doc, op.requestBody);
@@ -123,7 +124,7 @@ ${prose(asString(op.description) ?? '')}
 <h4>Input</h4>
 ${inputRows.length ? `<table><tr><th>field</th><th>type</th><th>required</th><th>constraints</th></tr>\n${inputRows.join('\n')}</table>` : '<p>No fields: send <code>{}</code>.</p>'}
 <h4>Responses</h4>
-<table><tr><th>status</th><th>meaning</th></tr>\n${responses.join('\n')}</table>
+<table><tr><th>status</th><th>meaning (the problem codes this tool can answer with)</th></tr>\n${responses.join('\n')}</table>
 </section>`;
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The 20 scopes of spec §5.4. A key never gets more access than the scopes its owner assigned. */
+/** The 20 scopes (docs/agent-surfaces.md). A key never gets more access than the scopes its owner assigned. */
 export const SCOPES = [
   'analytics:read', 'audit:read', 'audit:revert', 'cart:write', 'catalog:read', 'categories:read', 'categories:write',
   'customer:read', 'discounts:read', 'discounts:write', 'features:read', 'features:write', 'marketing:write',

@@ -1,4 +1,4 @@
-// checkImageUrl (hardening.md §3 row 29): only public https URLs without credentials may be attached.
+// checkImageUrl: only public https URLs without credentials may be attached.
 import { describe, expect, it } from 'vitest';
 import { checkImageUrl } from '../../src/domain/image-url.ts';
 

@@ -9,7 +9,7 @@ const DIR = fileURLToPath(new URL('../../src/domain/layout-sections/', import.me
 const NOT_SECTIONS = new Set(['index.ts', 'layout.ts', 'fields.ts']);
 
 describe('layout section registry', () => {
-  it('has the whitelist of design.md §8', () => {
+  it('has the whitelist of docs/content.md', () => {
     expect([...SECTION_KEYS].sort()).toEqual(
       ['category-grid', 'cta', 'faq', 'features', 'gallery', 'hero', 'image', 'product-grid', 'rich-text', 'spacer', 'testimonials'],
     );

@@ -1,4 +1,4 @@
-// containsPattern: `q` of products.search matches literally (hardening.md §3 row 15).
+// containsPattern: `q` of products.search matches literally: %, _ and \ are not wildcards.
 import { describe, expect, it } from 'vitest';
 import { containsPattern } from '../../src/domain/like-pattern.ts';
 

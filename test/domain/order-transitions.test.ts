@@ -5,7 +5,7 @@ import {
   assertTransition, describeTransitions, effectsOf, legalTargets, ORDER_STATUSES, REVENUE_STATUSES, type OrderStatus,
 } from '../../src/domain/order-transitions.ts';
 
-/** design.md §6, copied by hand on purpose: the test must fail if the table in code drifts from the design. */
+/** The documented transition table (docs/commerce.md), copied by hand on purpose: the test fails if the code drifts from it. */
 const DESIGN: Record<OrderStatus, OrderStatus[]> = {
   pending_payment: ['pending', 'paid', 'flagged_review', 'cancelled'],
   pending: ['paid', 'processing', 'flagged_review', 'cancelled'],
@@ -38,11 +38,11 @@ describe('order transition table', () => {
     expect(Object.values(OrderStatusColumn)).toEqual([...ORDER_STATUSES]);
   });
 
-  it('has exactly the 12 statuses of spec §2.3', () => {
+  it('has exactly the 12 documented order statuses', () => {
     expect([...ORDER_STATUSES].sort()).toEqual(Object.keys(DESIGN).sort());
   });
 
-  it('matches design.md §6 for every status', () => {
+  it('matches the documented table for every status', () => {
     for (const from of ORDER_STATUSES) expect([...legalTargets(from)].sort(), from).toEqual([...DESIGN[from]].sort());
   });
 

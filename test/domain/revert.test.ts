@@ -1,4 +1,4 @@
-// hasChangedSince (audit.revert's conflict check, design.md §7) and reviveSnapshot (snapshot → column values).
+// hasChangedSince (audit.revert's conflict check) and reviveSnapshot (snapshot → column values).
 import { describe, expect, it } from 'vitest';
 import { hasChangedSince } from '../../src/domain/revert.ts';
 import { reviveSnapshot } from '../../src/domain/revert.ts';

@@ -1,10 +1,11 @@
-// Property-based fuzzing of every tool in the registry (issue 7 item 5). Inputs come from each tool's own published
+// Property-based fuzzing of every tool in the registry. Inputs come from each tool's own published
 // input schema (z.toJSONSchema(tool.input), the same JSON Schema OpenAPI and MCP publish), converted to fast-check
 // arbitraries by a small converter for the subset our tools use. Each tool gets valid inputs and mutated ones
 // (a required field dropped, an unknown field, wrong types, boundary numbers, NUL bytes, lone surrogates, huge
 // strings, non-object bodies, poisoned or truncated JSON). Every call goes over REST with an all-scopes key and must:
 //   - never answer 5xx;
-//   - fail only as problem+json with a known `code` whose status matches design.md §4;
+//   - fail only as problem+json with a `code` the tool declares (or every call can meet) whose status matches
+//     docs/errors.md;
 //   - succeed only as exactly { ok, result } (or the dry-run shape { ok, result, dryRun, changes }), with a result
 //     that parses with the tool's output schema and holds no key outside it;
 //   - leave the database unchanged when it fails, when it is a dry run, and when the tool is a read: a row trigger
@@ -20,6 +21,7 @@ import { seedDemo } from '../../src/cli/seed/index.ts';
 import { PROBLEMS } from '../../src/errors.ts';
 import type { Tool } from '../../src/registry/define-tool.ts';
 import { SCOPES } from '../../src/registry/scopes.ts';
+import { problemCodesOf } from '../../src/registry/tool-problems.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { makeDiscount, makeOrder } from '../helpers/commerce.ts';
@@ -377,6 +379,7 @@ async function callAndCheck(tool: Tool, sent: Sent, kind: string): Promise<void>
     expect(Object.keys(body).sort(), label).toEqual(PROBLEM_KEYS);
     const code = body.code as keyof typeof PROBLEMS;
     expect(Object.hasOwn(PROBLEMS, code), `${label}: unknown code ${String(code)}`).toBe(true);
+    expect(problemCodesOf(tool).has(code), `${label}: ${String(code)} is not declared by ${tool.name}`).toBe(true);
     expect(body.status, label).toBe(PROBLEMS[code].status);
     expect(res.statusCode, label).toBe(PROBLEMS[code].status);
     assertNothingInternal(res.body);
@@ -397,6 +400,7 @@ async function callAndCheck(tool: Tool, sent: Sent, kind: string): Promise<void>
     for (const change of body.changes as Record<string, unknown>[]) {
       expect(Object.keys(change).every((k) => CHANGE_KEYS.has(k)), `${label}: change keys ${Object.keys(change)}`).toBe(true);
       expect(typeof change.entityType === 'string' && typeof change.entityId === 'string', label).toBe(true);
+      expect(tool.auditedTypes.has(String(change.entityType)), `${label}: audits undeclared ${String(change.entityType)}`).toBe(true);
     }
   }
   if (!tool.write || dryRun) expect(after, `${label}: a ${dryRun ? 'dry run' : 'read'} changed the database`).toEqual(before);

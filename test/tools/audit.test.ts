@@ -1,4 +1,4 @@
-// audit.list and audit.revert over HTTP on real PostgreSQL (spec §3 product rows, design.md §7): filters and cursor
+// audit.list and audit.revert over HTTP on real PostgreSQL: filters and cursor
 // paging, restoring what an entry recorded, conflicts with later changes, and the revert's own audit entry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey } from '../../src/auth/key-format.ts';
@@ -138,7 +138,7 @@ describe('audit.list', () => {
 });
 
 describe('audit.revert', () => {
-  it('restores a soft-deleted product (spec §3) and audits the revert with revertOf', async () => {
+  it('restores a soft-deleted product and audits the revert with revertOf', async () => {
     const { id, slug } = await createProduct({ name: 'Restorable Frame' });
     await ok('products.delete', { slug, confirm: true });
     const entry = await entryOf('products.delete', id);

@@ -1,4 +1,4 @@
-// The category tools over HTTP on real PostgreSQL (spec §2.2, §4.6, §7.7; design.md §4, §7): responses and the
+// The category tools over HTTP on real PostgreSQL: responses and the
 // database state after them, one audit entry per successful write, none (and no change) for a failed one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey } from '../../src/auth/key-format.ts';

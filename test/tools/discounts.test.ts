@@ -96,7 +96,7 @@ describe('POST /api/v1/tools/discounts.create', () => {
 });
 
 describe('POST /api/v1/tools/discounts.list', () => {
-  it('lists codes newest first with every field of spec §2.4 and usageCount', async () => {
+  it('lists codes newest first with every field and usageCount', async () => {
     const old = await makeDiscount(t.db, { code: 'OLD', type: 'fixed', value: 500, usageLimit: 10, usageCount: 4 });
     await t.db.discountCode.update({ where: { id: old.id }, data: { createdAt: new Date('2026-01-01T00:00:00Z') } });
     const until = new Date(Date.now() + 3_600_000);

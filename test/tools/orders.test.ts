@@ -23,7 +23,7 @@ const list = (body: Record<string, unknown> = {}) => t.call('orders.list', body,
 const setStatus = (orderId: string, status: string, body: Record<string, unknown> = {}) => t.call('orders.update_status', { orderId, status, ...body }, key);
 
 describe('POST /api/v1/tools/orders.list', () => {
-  it('returns list items with exactly the fields of spec §2.3, newest first', async () => {
+  it('returns list items with exactly the list-item fields, newest first', async () => {
     const product = await makeProduct(t.db);
     const older = await makeOrder(t.db, { createdAt: day(1), items: [{ productId: product.id, quantity: 2, unitPriceDkk: 1500, productName: 'Round' }] });
     const newer = await makeOrder(t.db, {

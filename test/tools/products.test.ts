@@ -1,5 +1,4 @@
-// The product tools over HTTP on real PostgreSQL (spec §2.1, §3, §4.2; design.md §2a, §4, §7; hardening.md §3
-// rows 7–16, 25, 29): every response is checked together with what the database holds afterwards, and every
+// The product tools over HTTP on real PostgreSQL (docs/architecture.md, docs/agent-safety.md): every response is checked together with what the database holds afterwards, and every
 // failed write is shown to leave the database (products and audit log) exactly as it was.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey } from '../../src/auth/key-format.ts';

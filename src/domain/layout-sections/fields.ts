@@ -3,7 +3,7 @@ import { text } from '../../schemas/text.ts';
 import { checkImageUrl } from '../image-url.ts';
 
 // Prop builders shared by the section modules. Every prop has a default, so `{ id, key }` alone is a valid
-// section (spec §2.5: props is optional); list items inside a prop are the one place with required fields.
+// section (props is optional); list items inside a prop are the one place with required fields.
 
 /** Visible text; '' means "not shown". */
 export const copy = (max: number) => text({ max }).default('');

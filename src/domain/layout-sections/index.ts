@@ -13,7 +13,7 @@ import { testimonialsSection } from './testimonials.ts';
 export type { SectionDefinition } from './fields.ts';
 
 /**
- * The section whitelist (design.md §8). Adding a section = one module beside this file + one line here; layout.ts
+ * The section whitelist (docs/content.md). Adding a section = one module beside this file + one line here; layout.ts
  * builds the Layout schema from this list.
  */
 export const SECTIONS = [
