@@ -1,6 +1,11 @@
 /** An entity's row as plain JSON (json-snapshot.ts), as audit entries record it. */
 export type Snapshot = Record<string, unknown>;
 
+/** A stored snapshot (a Json column) as a Snapshot; anything but a JSON object means "did not exist". */
+export function asSnapshot(value: unknown): Snapshot | null {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...value } : null;
+}
+
 /** Turns a plain-JSON snapshot back into column values: named fields become BigInt or Date again. */
 export function reviveSnapshot(
   snapshot: Snapshot,

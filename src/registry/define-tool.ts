@@ -160,10 +160,10 @@ export function defineTool<I extends AnyObject, O extends z.ZodType>(spec: ToolS
     validator,
     output: spec.output,
     annotations: Object.freeze({
+      openWorldHint: spec.openWorld ?? false,
       readOnlyHint: !write,
       destructiveHint: write ? (spec.destructive ?? false) : false,
       idempotentHint: spec.idempotent ?? !write,
-      openWorldHint: spec.openWorld ?? false,
     }),
     deprecated: spec.deprecated,
   };

@@ -1,5 +1,5 @@
 import type { DbClient, Tx } from '../db/client.ts';
-import { hasChangedSince, type Snapshot } from '../domain/revert.ts';
+import { asSnapshot, hasChangedSince } from '../domain/revert.ts';
 import { AppError } from '../errors.ts';
 import type { ReversibleEntity } from './reversible.ts';
 
@@ -36,11 +36,10 @@ export async function revertEntry(tx: Tx, lookup: RevertLookup, auditId: string,
   // Serialise reverts of one entity so two concurrent reverts cannot both pass the conflict check.
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`${entry.entityType}:${entry.entityId}`}))`;
   const current = await entity.load(tx, entry.entityId);
-  const after = entry.after as Snapshot | null;
-  if (!force && hasChangedSince(after, current)) {
+  if (!force && hasChangedSince(asSnapshot(entry.after), current)) {
     throw new AppError('revert_conflict', `${entry.entityType} ${entry.entityId} changed after entry ${auditId}; pass force: true to revert anyway.`);
   }
-  const before = entry.before as Snapshot | null;
+  const before = asSnapshot(entry.before);
   await entity.restore(tx, entry.entityId, before);
   return { entry, current, restored: await entity.load(tx, entry.entityId), removed: before === null };
 }

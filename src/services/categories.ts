@@ -6,7 +6,7 @@ import { Prisma, type Category } from '../generated/prisma/client.ts';
 import type { ReversibleEntity } from './reversible.ts';
 
 /** Products created without a category land here, so every product has one (a product's category is an object). */
-export const FALLBACK_CATEGORY = { slug: 'uncategorized', name: 'Uncategorized', description: null } as const;
+const FALLBACK_CATEGORY = { slug: 'uncategorized', name: 'Uncategorized', description: null } as const;
 
 /** The category id for a product write: by id or slug (which must agree when both are given), else the fallback. */
 export async function resolveCategoryId(db: DbClient, ref: { categoryId?: string; categorySlug?: string }): Promise<string> {

@@ -7,10 +7,10 @@ import type { DiscountCode, DiscountType } from '../generated/prisma/client.ts';
 import type { ReversibleEntity } from './reversible.ts';
 
 /** Codes are case-insensitive: stored, compared and returned in upper case. */
-export const normalizeCode = (code: string) => code.toUpperCase();
+const normalizeCode = (code: string) => code.toUpperCase();
 
 /** Why a code cannot be used right now, or null when it can. */
-export function discountUnavailableReason(row: DiscountCode | null, now: Date): string | null {
+function discountUnavailableReason(row: DiscountCode | null, now: Date): string | null {
   if (!row) return 'does not exist';
   if (!row.active) return 'is inactive';
   if (row.validUntil !== null && row.validUntil <= now) return `has expired (valid until ${row.validUntil.toISOString()})`;

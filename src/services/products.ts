@@ -104,7 +104,7 @@ export async function getProduct(db: DbClient, slugValue: string) {
   };
 }
 
-export async function findLiveProduct(db: DbClient, slugValue: string): Promise<Product> {
+async function findLiveProduct(db: DbClient, slugValue: string): Promise<Product> {
   const product = await db.product.findFirst({ where: { slug: slugValue, deletedAt: null } });
   if (!product) throw new AppError('not_found', `No product with slug "${slugValue}".`);
   return product;

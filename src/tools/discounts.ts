@@ -19,7 +19,7 @@ const DiscountOut = z.object({
   active: z.boolean(),
 });
 
-export const DiscountsCreateInput = z.strictObject({
+const DiscountsCreateInput = z.strictObject({
   code: z
     .string()
     .min(3)

@@ -34,7 +34,7 @@ const productFields = {
 
 const f = productFields;
 
-export const ProductsCreateInput = z.strictObject({
+const ProductsCreateInput = z.strictObject({
   name: f.name,
   slug: slug().describe('Unique; lowercase letters, digits and hyphens; cannot be changed later.'),
   description: f.description,
@@ -60,10 +60,10 @@ const ProductPatch = immutableSlugPatch(
   },
 );
 
-export const ProductsUpdateInput = z.strictObject({ slug: slugRef(), patch: ProductPatch });
+const ProductsUpdateInput = z.strictObject({ slug: slugRef(), patch: ProductPatch });
 const IdSlug = z.strictObject({ id: z.string(), slug: z.string() });
 
-export const ProductsSearchInput = z.strictObject({
+const ProductsSearchInput = z.strictObject({
   q: text({ max: 200 }).optional().describe('Matches name, brand and description, case-insensitively and literally.'),
   categorySlug: slugRef().optional(),
   brand: text({ max: 200 }).optional(),
@@ -76,7 +76,7 @@ export const ProductsSearchInput = z.strictObject({
   limit: limit(20),
 });
 
-export const ProductSummary = z.object({
+const ProductSummary = z.object({
   id: z.string(),
   slug: z.string(),
   name: z.string(),
@@ -93,7 +93,7 @@ export const ProductSummary = z.object({
 
 const CategoryRef = z.object({ slug: z.string(), name: z.string(), description: z.string().nullable() });
 
-export const ProductDetail = z.object({
+const ProductDetail = z.object({
   id: z.string(),
   slug: z.string(),
   name: z.string(),

@@ -24,7 +24,7 @@ const serviceFields = {
 };
 const f = serviceFields;
 
-export const ServicesCreateInput = z.strictObject({
+const ServicesCreateInput = z.strictObject({
   title: f.title,
   body: f.body,
   slug: slug().optional().describe('Derived from the title when omitted (accents folded, made unique with -2, -3 …). Cannot be changed later.'),
@@ -50,7 +50,7 @@ const ServicePatch = immutableSlugPatch({
   });
 
 /** The read shape of a service (docs/content.md). */
-export const ServiceRecord = z.object({
+const ServiceRecord = z.object({
   id: z.string(),
   slug: z.string(),
   title: z.string(),

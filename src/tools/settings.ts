@@ -5,7 +5,7 @@ import { text } from '../schemas/text.ts';
 import { timestamp } from '../schemas/time.ts';
 import { loadSettings, settingsEntity, settingsSnapshot, updateSettings } from '../services/settings.ts';
 
-export const SettingsUpdateInput = z.strictObject({
+const SettingsUpdateInput = z.strictObject({
   shopName: text({ min: 1, max: 200 }).optional(),
   currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as DKK').optional().describe('ISO 4217 code of the currency amounts are in.'),
   shippingFeeDkk: oere().optional().describe('Shipping fee in øre.'),
