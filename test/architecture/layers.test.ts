@@ -77,6 +77,14 @@ describe('import directions under src/', () => {
     expect(wrong.map((i) => `${i.from} → ${i.to}`)).toEqual([]);
   });
 
+  it('a tool file exports only its tools (schemas and helpers other code needs belong in schemas/ or services/)', () => {
+    const exported = sourceFiles(path.join(SRC, 'tools'))
+      .filter((f) => !f.endsWith(`${path.sep}index.ts`))
+      .flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/^export\s+(?:async\s+)?(?:const|function|type|class|let)\s+(\w+)/gm)].map((m) => `${path.basename(f)}: ${m[1]}`));
+    expect(exported.length).toBeGreaterThan(0);
+    expect(exported.filter((e) => !/: \w+Tools$/.test(e))).toEqual([]);
+  });
+
   it('only the registry list imports tool files, and only its consumers import the list', () => {
     const wrong = IMPORTS.filter((i) => layerOf(i.to) === 'tools' && layerOf(i.from) !== 'tools')
       .filter((i) => !(i.to === 'tools/index.ts' && TOOL_CONSUMERS.includes(i.from)));
