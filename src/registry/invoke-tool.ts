@@ -46,7 +46,7 @@ export async function invokeTool(deps: InvokeDeps, req: InvokeRequest): Promise<
     // Classified as the client will see it: a unique-constraint race is a `conflict` like an explicit one.
     const { code } = classifyUnknown(err);
     if (!problemCodesOf(req.tool).has(code)) {
-      throw contractBroken(deps, req, `${req.tool.name} raised the undeclared problem code ${code}: declare it in its errors`, err);
+      throw contractBroken(deps, req, `${req.tool.name} raised the undeclared problem code ${code}: declare it in its errors`, err) ?? err;
     }
     throw err;
   }
@@ -54,11 +54,12 @@ export async function invokeTool(deps: InvokeDeps, req: InvokeRequest): Promise<
 
 /**
  * A tool doing what its declaration does not say. Logged always; under `toolContracts: strict` (tests, fuzzer) the
- * call fails with a 500 so the declaration gets fixed, otherwise the call is answered as if nothing were wrong.
+ * returned error fails the call with a 500 so the declaration gets fixed; otherwise (null) the call goes on as if
+ * nothing were wrong.
  */
-function contractBroken(deps: InvokeDeps, req: InvokeRequest, message: string, original?: unknown): unknown {
-  req.log.error({ tool: req.tool.name, err: original }, message);
-  return deps.config.toolContracts === 'strict' ? new Error(message) : original;
+function contractBroken(deps: InvokeDeps, req: InvokeRequest, message: string, err?: unknown): Error | null {
+  req.log.error({ tool: req.tool.name, err }, message);
+  return deps.config.toolContracts === 'strict' ? new Error(message) : null;
 }
 
 async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> {
@@ -81,9 +82,8 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
     db: tx,
     audit: (change) => {
       if (!tool.auditedTypes.has(change.entityType)) {
-        const message = `${tool.name} audited the undeclared entity type ${change.entityType}: declare it reversible or appendOnly`;
-        const broken = contractBroken(deps, req, message);
-        if (broken instanceof Error) throw broken;
+        const broken = contractBroken(deps, req, `${tool.name} audited the undeclared entity type ${change.entityType}: declare it reversible or appendOnly`);
+        if (broken) throw broken;
       }
       changes.push(change);
     },
