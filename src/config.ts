@@ -4,7 +4,6 @@ const positiveInt = z.coerce.number().int().positive();
 
 // The only reader of process.env: everything else receives a frozen Config.
 const ConfigSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATABASE_URL: z.string().url().optional(),
@@ -23,7 +22,6 @@ const ConfigSchema = z.object({
 });
 
 export type Config = Readonly<{
-  env: 'development' | 'production' | 'test';
   host: string;
   port: number;
   databaseUrl: string | undefined;
@@ -51,7 +49,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   return Object.freeze({
-    env: e.NODE_ENV,
     host: e.HOST,
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../../src/cli/seed/catalog.ts';
 import { DEMO_DISCOUNTS, demoOrderId, seedCommerce } from '../../src/cli/seed/commerce.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { okResult } from '../helpers/content.ts';
+import { okResult } from '../helpers/calls.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await createTestApp(); });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PAGES, DEMO_SERVICES, seedContent } from '../../src/cli/seed/content.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { okResult } from '../helpers/content.ts';
+import { okResult } from '../helpers/calls.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await createTestApp(); });

@@ -24,7 +24,7 @@ import { SCOPES } from '../../src/registry/scopes.ts';
 import { problemCodesOf } from '../../src/registry/tool-problems.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { makeDiscount, makeOrder } from '../helpers/commerce.ts';
+import { makeDiscount, makeOrder } from '../helpers/factories.ts';
 import { assertNothingInternal, PROBLEM_KEYS } from '../helpers/problem.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 15);

@@ -25,7 +25,8 @@ import { defineTool } from '../../src/registry/define-tool.ts';
 import type { Scope } from '../../src/registry/scopes.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { concurrently, makeDiscount, makeOrder, makeProduct } from '../helpers/commerce.ts';
+import { concurrently, sleep } from '../helpers/calls.ts';
+import { makeDiscount, makeOrder, makeProduct, productInput } from '../helpers/factories.ts';
 import { assertNothingInternal, expectProblem, PROBLEM_KEYS } from '../helpers/problem.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -88,7 +89,6 @@ function portOf(app: FastifyInstance): number {
   return address.port;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function connect(key?: string): Promise<Client> {
   const client = new Client({ name: 'hardening-rows', version: '1.0.0' });
@@ -143,9 +143,7 @@ async function mcpRaw(name: string, argumentsJson: string, key: string | undefin
 const rawCall = (name: string, payload: string, key?: string, headers: Record<string, string> = {}) =>
   t.call(name, payload, key, { headers });
 
-const validProduct = (slug: string, extra: Record<string, unknown> = {}) => ({
-  name: 'Hardening Aviator', slug, description: 'A product made by the hardening table.', priceDkk: 99_900, stock: 3, ...extra,
-});
+const validProduct = (slug: string, extra: Record<string, unknown> = {}) => productInput({ slug, priceDkk: 99_900, stock: 3, ...extra });
 const infinitePrice = () => JSON.stringify(validProduct('infinite')).replace('99900', '1e400');
 const productCount = () => t.db.product.count();
 const auditCount = () => t.db.auditEntry.count();

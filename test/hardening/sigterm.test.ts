@@ -9,7 +9,7 @@ import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { makeProduct } from '../helpers/commerce.ts';
+import { makeProduct } from '../helpers/factories.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/processes.ts';
 
 const IN_FLIGHT = 50;

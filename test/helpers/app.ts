@@ -35,7 +35,6 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = loadConfig({
-    NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     TOOL_CONTRACTS: 'strict',
     RATE_LIMIT_ANON_MAX: '100000',
@@ -67,9 +66,4 @@ export async function createTestApp(
       await database.drop();
     },
   };
-}
-
-/** Asserts the RFC 9457 shape every error shares and returns the body. */
-export function problemOf(res: LightMyRequestResponse) {
-  return { status: res.statusCode, contentType: String(res.headers['content-type']), body: res.json() as Record<string, unknown> };
 }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { createDb, type Db } from '../../src/db/client.ts';
+import type { Prisma } from '../../src/generated/prisma/client.ts';
 
 export type TestDatabase = {
   /** Connection URL of the new database. */
@@ -63,4 +64,12 @@ async function admin(fn: (c: pg.Client) => Promise<void>) {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Empties the tables of these models in one TRUNCATE, together with every table that references them (CASCADE: e.g.
+ * "Order" takes "OrderItem" along). The statement-level trigger keeps category product counts right.
+ */
+export async function resetTables(db: Db, ...models: Prisma.ModelName[]): Promise<void> {
+  await db.$executeRawUnsafe(`TRUNCATE ${models.map((m) => pg.escapeIdentifier(m)).join(', ')} CASCADE`);
 }

@@ -1,14 +1,18 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 
-/** The exact member set of every error body: RFC 9457 fields + code/resolution (spec §7) + legacy ok/error. */
+/** The exact member set of every error body (docs/errors.md): RFC 9457 fields + code/resolution + legacy ok/error. */
 export const PROBLEM_KEYS = ['code', 'detail', 'error', 'instance', 'ok', 'resolution', 'status', 'title', 'type'];
 
+export type ProblemBody = {
+  type: string; title: string; status: number; detail: string; instance: string; code: string; resolution: string; ok: false; error: string;
+};
+
 /** Parses a problem response, asserting its status, code, media type and exact shape; returns the body. */
-export function expectProblem(res: LightMyRequestResponse, status: number, code?: string): Record<string, unknown> {
+export function expectProblem(res: LightMyRequestResponse, status: number, code?: string): ProblemBody {
   expect(res.statusCode, res.body).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json(;|$)/);
-  const body = res.json() as Record<string, unknown>;
+  const body = res.json() as ProblemBody & Record<string, unknown>;
   expect(Object.keys(body).sort()).toEqual(PROBLEM_KEYS);
   expect(body).toMatchObject({ ok: false, status });
   expect(body.error).toBe(body.detail);
@@ -32,3 +36,12 @@ export function assertNothingInternal(text: string): void {
   // Case-sensitive: a Prisma error code (P2002 …) or an error class name; cuids may contain "p2001" in lower case.
   expect(text).not.toMatch(/\bP\d{4}\b|\b\w*Error\b:|\bpg_[a-z_]+\(|\binvocation\b/);
 }
+
+/** The confirm values that are not the literal true: each is 422 confirmation_required (docs/agent-safety.md). */
+export const NOT_CONFIRMED: readonly [string, Record<string, unknown>][] = [
+  ['missing', {}],
+  ['"true"', { confirm: 'true' }],
+  ['1', { confirm: 1 }],
+  ['false', { confirm: false }],
+  ['null', { confirm: null }],
+];

@@ -9,6 +9,7 @@ import { AppError } from '../../src/errors.ts';
 import { SCOPES, type Scope } from '../../src/registry/scopes.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { sleep } from '../helpers/calls.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
 let t: TestApp;
@@ -21,7 +22,6 @@ afterAll(async () => {
 });
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const withoutInstance = (body: Record<string, unknown>) => ({ ...body, instance: undefined });
 
 /** Calls products.create with raw Authorization header value(s). */

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey, generateKeyId } from '../../src/auth/key-format.ts';
 import { rateLimitHeaders, type LimitState } from '../../src/http/rate-limit-headers.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { sleep } from '../helpers/calls.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
 const QUOTA_EXCEEDED = 'https://iana.org/assignments/http-problem-types#quota-exceeded';
@@ -23,7 +24,6 @@ afterAll(async () => {
 
 const from = (ip: string, headers: Record<string, string> = {}) => ({ remoteAddress: ip, headers });
 const search = (ip: string, key?: string, headers: Record<string, string> = {}) => t.call('products.search', {}, key, from(ip, headers));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function expectRateLimited(res: Awaited<ReturnType<typeof search>>, policy: string) {
   const body = expectProblem(res, 429, 'rate_limited');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseIdempotencyKey, requestHash } from '../../src/registry/idempotency.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { productInput } from '../helpers/factories.ts';
 
 let t: TestApp;
 let key: string;
@@ -10,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t?.close(); });
 
-const product = (slug: string, priceDkk = 1000) => ({ name: 'Round tortoise', slug, description: 'A round tortoise frame.', priceDkk, stock: 1 });
+const product = (slug: string, priceDkk = 1000) => productInput({ slug, priceDkk });
 const withKey = (k: string) => ({ headers: { 'idempotency-key': k } });
 
 describe('Idempotency-Key header parsing', () => {

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey } from '../../src/auth/key-format.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createProduct } from '../helpers/factories.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
 type Entry = {
@@ -51,27 +52,24 @@ async function expectRefused(body: unknown, status: number, code: string) {
 }
 
 let seq = 0;
-async function createProduct(over: Record<string, unknown> = {}) {
-  const slug = `audit-p-${++seq}`;
-  const { result } = await ok('products.create', {
-    name: 'Audited Frame', slug, description: 'A frame whose changes are audited.', priceDkk: 50_000, stock: 4,
+const createAuditedProduct = (over: Record<string, unknown> = {}) =>
+  createProduct(t, key, {
+    name: 'Audited Frame', slug: `audit-p-${++seq}`, description: 'A frame whose changes are audited.', priceDkk: 50_000, stock: 4,
     images: ['https://img.example.com/a.jpg'], ...over,
   });
-  return result as { id: string; slug: string };
-}
 const product = (slug: string) => t.db.product.findUniqueOrThrow({ where: { slug } });
 
 describe('audit.list', () => {
   let ids: string[];
   beforeAll(async () => {
     // 3 creates, 2 updates and a delete on two products, plus a category upsert: 7 entries, newest first below.
-    const a = await createProduct();
-    const b = await createProduct();
+    const a = await createAuditedProduct();
+    const b = await createAuditedProduct();
     await ok('products.update', { slug: a.slug, patch: { name: 'Renamed A' } });
     await ok('categories.upsert', { slug: 'audited-cat', name: 'Audited category' });
     await ok('products.update', { slug: b.slug, patch: { stock: 9 } });
     await ok('products.delete', { slug: a.slug, confirm: true });
-    await createProduct();
+    await createAuditedProduct();
     ids = (await t.db.auditEntry.findMany({ orderBy: [{ at: 'desc' }, { id: 'desc' }], select: { id: true } })).map((e) => e.id);
     expect(ids).toHaveLength(7);
   });
@@ -139,7 +137,7 @@ describe('audit.list', () => {
 
 describe('audit.revert', () => {
   it('restores a soft-deleted product and audits the revert with revertOf', async () => {
-    const { id, slug } = await createProduct({ name: 'Restorable Frame' });
+    const { id, slug } = await createAuditedProduct({ name: 'Restorable Frame' });
     await ok('products.delete', { slug, confirm: true });
     const entry = await entryOf('products.delete', id);
     expectProblem(await t.call('products.get', { slug }), 404, 'not_found');
@@ -162,7 +160,7 @@ describe('audit.revert', () => {
   });
 
   it('reverts an update: every changed field comes back', async () => {
-    const { id, slug } = await createProduct({ featured: true, brand: 'Nordlys' });
+    const { id, slug } = await createAuditedProduct({ featured: true, brand: 'Nordlys' });
     const original = await product(slug);
     await ok('products.update', { slug, patch: { name: 'Changed Name', priceDkk: 9007199254740991, brand: null, featured: false, images: [] } });
     const entry = await entryOf('products.update', id);
@@ -188,7 +186,7 @@ describe('audit.revert', () => {
   it('reverting the creation of a category that has products since is 422 category_not_empty', async () => {
     const { result } = await ok('categories.upsert', { slug: 'now-in-use', name: 'In use' });
     const entry = await entryOf('categories.upsert', result.id);
-    await createProduct({ categorySlug: 'now-in-use' });
+    await createAuditedProduct({ categorySlug: 'now-in-use' });
     await expectRefused({ auditId: entry.id, confirm: true }, 422, 'category_not_empty');
   });
 
@@ -209,7 +207,7 @@ describe('audit.revert', () => {
   });
 
   it('a second revert of the same entry is 422 revert_conflict and changes nothing', async () => {
-    const { id, slug } = await createProduct();
+    const { id, slug } = await createAuditedProduct();
     await ok('products.delete', { slug, confirm: true });
     const entry = await entryOf('products.delete', id);
     expect((await revert(entry.id)).statusCode).toBe(200);
@@ -218,7 +216,7 @@ describe('audit.revert', () => {
   });
 
   it('two concurrent reverts of one entry: exactly one succeeds, the other is 422 revert_conflict', async () => {
-    const { id, slug } = await createProduct();
+    const { id, slug } = await createAuditedProduct();
     await ok('products.delete', { slug, confirm: true });
     const entry = await entryOf('products.delete', id);
     const before = await t.db.auditEntry.count();
@@ -230,7 +228,7 @@ describe('audit.revert', () => {
   });
 
   it('a revert after a later change is 422 revert_conflict unless force: true', async () => {
-    const { id, slug } = await createProduct({ name: 'Version One' });
+    const { id, slug } = await createAuditedProduct({ name: 'Version One' });
     await ok('products.update', { slug, patch: { name: 'Version Two' } });
     const entry = await entryOf('products.update', id);
     await ok('products.update', { slug, patch: { stock: 99 } });
@@ -245,7 +243,7 @@ describe('audit.revert', () => {
   });
 
   it('entries of non-reversible tools (attach_image, create) are 422 not_revertible', async () => {
-    const { id, slug } = await createProduct();
+    const { id, slug } = await createAuditedProduct();
     await ok('products.attach_image', { slug, imageUrl: 'https://cdn.example.com/more.jpg' });
     const attach = await entryOf('products.attach_image', id);
     expect(attach.reversible).toBe(false);
@@ -256,7 +254,7 @@ describe('audit.revert', () => {
   });
 
   it('a revert entry cannot itself be reverted', async () => {
-    const { id, slug } = await createProduct();
+    const { id, slug } = await createAuditedProduct();
     await ok('products.delete', { slug, confirm: true });
     expect((await revert((await entryOf('products.delete', id)).id)).statusCode).toBe(200);
     const own = await entryOf('audit.revert', id);
@@ -264,7 +262,7 @@ describe('audit.revert', () => {
   });
 
   it('POST /api/v1/tools/audit.revert needs confirm: true; dryRun previews without changing anything', async () => {
-    const { id, slug } = await createProduct();
+    const { id, slug } = await createAuditedProduct();
     await ok('products.delete', { slug, confirm: true });
     const entry = await entryOf('products.delete', id);
     for (const confirm of [undefined, 'true', 1, false]) {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Prisma } from '../../src/generated/prisma/client.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createProduct } from '../helpers/factories.ts';
 
 let t: TestApp;
 let key: string;
@@ -25,8 +26,7 @@ const call = async (name: string, body: Record<string, unknown>) => {
   expect(res.statusCode, `${name} ${res.body}`).toBe(200);
   return res.json().result;
 };
-const product = (slug: string, categorySlug?: string) =>
-  call('products.create', { name: `Counted ${slug}`, slug, description: 'Counted by the trigger.', priceDkk: 10_000, stock: 1, ...(categorySlug ? { categorySlug } : {}) });
+const product = (slug: string, categorySlug?: string) => createProduct(t, key, { slug, ...(categorySlug ? { categorySlug } : {}) });
 
 /** categories.list's counts, and the same counts from the rows themselves. */
 async function counts() {

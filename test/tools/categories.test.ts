@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey } from '../../src/auth/key-format.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createProduct } from '../helpers/factories.ts';
 import { catalogWriteAssertions } from '../helpers/catalog-writes.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
@@ -32,13 +33,7 @@ const { snapshot, auditCount, latestAudit, expectRefused, expectOneAuditEntry } 
   () => keyId,
 );
 
-let seq = 0;
-async function product(categorySlug: string) {
-  const slug = `cat-product-${++seq}`;
-  const res = await call('products.create', { name: 'Frame', slug, description: 'A frame for category tests.', priceDkk: 100, stock: 1, categorySlug });
-  expect(res.statusCode, res.body).toBe(200);
-  return slug;
-}
+const product = async (categorySlug: string) => (await createProduct(t, key, { categorySlug })).slug;
 
 describe('categories.list', () => {
   it('POST /api/v1/tools/categories.list on an empty store is []', async () => {

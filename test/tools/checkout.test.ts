@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/key-admin.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { concurrently, expectScopeEnforced, makeDiscount, makeProduct } from '../helpers/commerce.ts';
-import { lastAudit, okResult } from '../helpers/content.ts';
+import { resetTables } from '../helpers/database.ts';
+import { concurrently, expectScopeEnforced, lastAudit, okResult } from '../helpers/calls.ts';
+import { makeDiscount, makeProduct } from '../helpers/factories.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
 let t: TestApp;
@@ -16,13 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t?.close(); });
 beforeEach(async () => {
-  await t.db.cart.deleteMany();
-  await t.db.orderItem.deleteMany();
-  await t.db.order.deleteMany();
-  await t.db.product.deleteMany();
-  await t.db.discountCode.deleteMany();
-  await t.db.shopSettings.deleteMany();
-  await t.db.auditEntry.deleteMany();
+  await resetTables(t.db, 'Cart', 'OrderItem', 'Order', 'Product', 'DiscountCode', 'ShopSettings', 'AuditEntry');
 });
 
 type CartView = {
@@ -186,7 +181,7 @@ describe('POST /api/v1/tools/cart.get', () => {
 
   it('is a read: it writes no audit entry', async () => {
     const { cartId } = await newCart();
-    await t.db.auditEntry.deleteMany();
+    await resetTables(t.db, 'AuditEntry');
     okResult(await t.call('cart.get', { cartId }, agent));
     expect(await t.db.auditEntry.count()).toBe(0);
   });

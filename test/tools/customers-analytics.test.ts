@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ORDER_STATUSES } from '../../src/domain/order-transitions.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { expectScopeEnforced, makeOrder, makeProduct } from '../helpers/commerce.ts';
-import { okResult } from '../helpers/content.ts';
+import { resetTables } from '../helpers/database.ts';
+import { expectScopeEnforced, okResult } from '../helpers/calls.ts';
+import { makeOrder, makeProduct } from '../helpers/factories.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
 let t: TestApp;
@@ -13,8 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t?.close(); });
 beforeEach(async () => {
-  await t.db.orderItem.deleteMany();
-  await t.db.order.deleteMany();
+  await resetTables(t.db, 'OrderItem', 'Order');
 });
 
 const day = (n: number) => new Date(Date.UTC(2026, 2, 1 + n, 10));

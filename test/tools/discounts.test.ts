@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { expectScopeEnforced, makeDiscount } from '../helpers/commerce.ts';
-import { lastAudit, okResult, revert } from '../helpers/content.ts';
+import { resetTables } from '../helpers/database.ts';
+import { expectScopeEnforced, lastAudit, okResult, revert } from '../helpers/calls.ts';
+import { makeDiscount } from '../helpers/factories.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
 let t: TestApp;
@@ -12,8 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t?.close(); });
 beforeEach(async () => {
-  await t.db.discountCode.deleteMany();
-  await t.db.auditEntry.deleteMany();
+  await resetTables(t.db, 'DiscountCode', 'AuditEntry');
 });
 
 const create = (body: Record<string, unknown>) => t.call('discounts.create', { type: 'percent', value: 10, ...body }, key);

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ORDER_STATUSES, legalTargets, type OrderStatus } from '../../src/domain/order-transitions.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { concurrently, expectScopeEnforced, makeDiscount, makeOrder, makeProduct } from '../helpers/commerce.ts';
-import { lastAudit, okResult } from '../helpers/content.ts';
+import { resetTables } from '../helpers/database.ts';
+import { concurrently, expectScopeEnforced, lastAudit, okResult } from '../helpers/calls.ts';
+import { makeDiscount, makeOrder, makeProduct } from '../helpers/factories.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
 let t: TestApp;
@@ -13,9 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t?.close(); });
 beforeEach(async () => {
-  await t.db.orderItem.deleteMany();
-  await t.db.order.deleteMany();
-  await t.db.auditEntry.deleteMany();
+  await resetTables(t.db, 'OrderItem', 'Order', 'AuditEntry');
 });
 
 const day = (n: number) => new Date(Date.UTC(2026, 0, 1 + n, 12));

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SECTIONS } from '../../src/domain/layout-sections/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { expectProblem, lastAudit, NOT_CONFIRMED, okResult, revert } from '../helpers/content.ts';
+import { resetTables } from '../helpers/database.ts';
+import { lastAudit, okResult, revert } from '../helpers/calls.ts';
+import { expectProblem, NOT_CONFIRMED } from '../helpers/problem.ts';
 
 let t: TestApp;
 let key: string;
@@ -12,8 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t?.close(); });
 beforeEach(async () => {
-  await t.db.page.deleteMany();
-  await t.db.auditEntry.deleteMany();
+  await resetTables(t.db, 'Page', 'AuditEntry');
   pageId = okResult<{ id: string }>(await t.call('pages.upsert', { slug: 'about', title: 'About us', body: 'Body of the about page.' }, key)).id;
 });
 
@@ -149,14 +150,14 @@ describe('POST /api/v1/tools/pages.set_layout', () => {
   ])('refuses %s (400, path in detail) and leaves the layout unchanged', async (_label, layout, detail) => {
     okResult(await setLayout({ sections: [HERO] }));
     const before = await storedLayout();
-    await t.db.auditEntry.deleteMany();
-    expect(expectProblem(await setLayout(layout), 400, 'invalid_request')).toMatch(detail);
+    await resetTables(t.db, 'AuditEntry');
+    expect(expectProblem(await setLayout(layout), 400, 'invalid_request').detail).toMatch(detail);
     expect(await storedLayout()).toEqual(before);
     expect(await t.db.auditEntry.count()).toBe(0);
   });
 
   it('refuses a missing layout field', async () => {
-    expect(expectProblem(await t.call('pages.set_layout', { slug: 'about', confirm: true }, key), 400, 'invalid_request')).toMatch(/^layout:/);
+    expect(expectProblem(await t.call('pages.set_layout', { slug: 'about', confirm: true }, key), 400, 'invalid_request').detail).toMatch(/^layout:/);
   });
 
   it.each(NOT_CONFIRMED)('refuses confirm %s with 422 confirmation_required and keeps the layout', async (_label, confirm) => {
@@ -170,7 +171,7 @@ describe('POST /api/v1/tools/pages.set_layout', () => {
   });
 
   it('dryRun returns the completed layout and the change, and persists nothing', async () => {
-    await t.db.auditEntry.deleteMany();
+    await resetTables(t.db, 'AuditEntry');
     const res = await setLayout({ sections: [{ id: 'gap', key: 'spacer' }] }, { dryRun: true });
     const body = res.json();
     expect(body).toMatchObject({ ok: true, dryRun: true, result: { slug: 'about', layout: { sections: [{ id: 'gap', props: { size: 'md' } }] } } });

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/registry/scopes.ts';
 import { SCOPES } from '../../src/registry/scopes.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { expectProblem, lastAudit, NOT_CONFIRMED, okResult, revert } from '../helpers/content.ts';
+import { resetTables } from '../helpers/database.ts';
+import { lastAudit, okResult, revert } from '../helpers/calls.ts';
+import { expectProblem, NOT_CONFIRMED } from '../helpers/problem.ts';
 
 let t: TestApp;
 let key: string;
@@ -12,8 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t?.close(); });
 beforeEach(async () => {
-  await t.db.page.deleteMany();
-  await t.db.auditEntry.deleteMany();
+  await resetTables(t.db, 'Page', 'AuditEntry');
 });
 
 const BODY = '## Hello\n\nThis is the body of the page.';
@@ -78,7 +79,7 @@ describe('POST /api/v1/tools/pages.upsert', () => {
     ['over 120 characters', 'a'.repeat(121)],
     ['a number', 42],
   ])('refuses a slug with %s (400) and stores nothing', async (_label, slug) => {
-    expect(expectProblem(await upsert({ slug }), 400, 'invalid_request')).toMatch(/^slug:/);
+    expect(expectProblem(await upsert({ slug }), 400, 'invalid_request').detail).toMatch(/^slug:/);
     expect(await t.db.page.count()).toBe(0);
   });
 
@@ -99,7 +100,7 @@ describe('POST /api/v1/tools/pages.upsert', () => {
     ['unknown field', { layout: null }, /unknown field\(s\) "layout"/],
     ['mass-assigned id', { id: 'x' }, /unknown field\(s\) "id"/],
   ])('refuses a %s (400) and stores nothing', async (_label, patch, detail) => {
-    expect(expectProblem(await upsert({ slug: 'about', ...patch }), 400, 'invalid_request')).toMatch(detail);
+    expect(expectProblem(await upsert({ slug: 'about', ...patch }), 400, 'invalid_request').detail).toMatch(detail);
     expect(await t.db.page.count()).toBe(0);
   });
 
@@ -156,7 +157,7 @@ describe('POST /api/v1/tools/pages.delete', () => {
 
   it('dryRun returns the changes and persists nothing (no confirm needed)', async () => {
     await upsert({ slug: 'about' });
-    await t.db.auditEntry.deleteMany();
+    await resetTables(t.db, 'AuditEntry');
     const body = (await t.call('pages.delete', { slug: 'about', dryRun: true }, key)).json();
     expect(body).toMatchObject({ ok: true, dryRun: true, result: { ok: true, slug: 'about' } });
     expect(body.changes).toEqual([expect.objectContaining({ entityType: 'page', after: null })]);
@@ -246,7 +247,7 @@ describe('pages.* authentication and scopes', () => {
   it.each(calls)('%s answers 403 with a key lacking %s', async (name, scope, body) => {
     await upsert({ slug: 'about' });
     const other = await t.key(SCOPES.filter((s) => s !== scope));
-    expect(expectProblem(await t.call(name, body, other), 403, 'insufficient_scope')).toContain(scope);
+    expect(expectProblem(await t.call(name, body, other), 403, 'insufficient_scope').detail).toContain(scope);
     expect(await pageRow('about')).toMatchObject({ title: 'About us', layout: null });
   });
 

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey } from '../../src/auth/key-format.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createProduct, productInput } from '../helpers/factories.ts';
 import { catalogWriteAssertions } from '../helpers/catalog-writes.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
@@ -24,14 +25,8 @@ afterAll(async () => {
 
 let seq = 0;
 const uniqueSlug = (prefix = 'p') => `${prefix}-${++seq}-${Date.now().toString(36)}`;
-const valid = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
-  name: 'Aviator Classic',
-  slug: uniqueSlug(),
-  description: 'A classic aviator frame in gold.',
-  priceDkk: 129_900,
-  stock: 5,
-  ...over,
-});
+const valid = (over: Record<string, unknown> = {}) =>
+  productInput({ name: 'Aviator Classic', slug: uniqueSlug(), description: 'A classic aviator frame in gold.', priceDkk: 129_900, stock: 5, ...over });
 
 const call = (name: string, body: unknown) => t.call(name, body, key);
 const search = async (body: Record<string, unknown>) => {
@@ -42,11 +37,7 @@ const search = async (body: Record<string, unknown>) => {
 const slugs = (rows: Record<string, unknown>[], prefix?: string) =>
   rows.map((r) => r.slug as string).filter((s) => prefix === undefined || s.startsWith(prefix));
 
-async function create(over: Record<string, unknown> = {}): Promise<{ id: string; slug: string }> {
-  const res = await call('products.create', valid(over));
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().result;
-}
+const create = (over: Record<string, unknown> = {}) => createProduct(t, key, valid(over));
 
 const row = (slug: string) => t.db.product.findUnique({ where: { slug } });
 const { snapshot, auditCount, latestAudit, expectRefused, expectOneAuditEntry } = catalogWriteAssertions(

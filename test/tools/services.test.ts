@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES, type Scope } from '../../src/registry/scopes.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { expectProblem, lastAudit, okResult, revert } from '../helpers/content.ts';
+import { resetTables } from '../helpers/database.ts';
+import { lastAudit, okResult, revert } from '../helpers/calls.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 let t: TestApp;
 let key: string;
@@ -11,8 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t?.close(); });
 beforeEach(async () => {
-  await t.db.serviceOffering.deleteMany();
-  await t.db.auditEntry.deleteMany();
+  await resetTables(t.db, 'ServiceOffering', 'AuditEntry');
 });
 
 const BASE = { title: 'Eye exam', body: 'A full eye examination.' };
@@ -105,7 +106,7 @@ describe('POST /api/v1/tools/services.create', () => {
     ['an unknown status', { status: 'archived' }, /^status:/],
     ['an unknown field', { publicUrl: '/x' }, /unknown field\(s\) "publicUrl"/],
   ])('refuses %s (400) and stores nothing', async (_label, body, detail) => {
-    expect(expectProblem(await create(body), 400, 'invalid_request')).toMatch(detail);
+    expect(expectProblem(await create(body), 400, 'invalid_request').detail).toMatch(detail);
     expect(await t.db.serviceOffering.count()).toBe(0);
   });
 
@@ -188,7 +189,7 @@ describe('POST /api/v1/tools/services.update', () => {
   ])('refuses %s (400) and changes nothing', async (_label, patch, detail) => {
     okResult(await create({}));
     const before = await serviceRow('eye-exam');
-    expect(expectProblem(await update('eye-exam', patch), 400, 'invalid_request')).toMatch(detail);
+    expect(expectProblem(await update('eye-exam', patch), 400, 'invalid_request').detail).toMatch(detail);
     expect(await serviceRow('eye-exam')).toEqual(before);
   });
 
@@ -198,7 +199,7 @@ describe('POST /api/v1/tools/services.update', () => {
 
   it('dryRun returns the changes and persists nothing', async () => {
     okResult(await create({ status: 'draft' }));
-    await t.db.auditEntry.deleteMany();
+    await resetTables(t.db, 'AuditEntry');
     const dry = (await t.call('services.update', { slug: 'eye-exam', patch: { status: 'published' }, dryRun: true }, key)).json();
     expect(dry).toMatchObject({ ok: true, dryRun: true, result: { slug: 'eye-exam' } });
     expect(dry.changes).toEqual([expect.objectContaining({ before: expect.objectContaining({ status: 'draft' }), after: expect.objectContaining({ status: 'published' }) })]);
@@ -267,7 +268,7 @@ describe('services.* authentication and scopes', () => {
 
   it.each(calls)('%s answers 403 with a key lacking %s', async (name, scope, body) => {
     okResult(await create({}));
-    expect(expectProblem(await t.call(name, body, await t.key(SCOPES.filter((s) => s !== scope))), 403, 'insufficient_scope')).toContain(scope);
+    expect(expectProblem(await t.call(name, body, await t.key(SCOPES.filter((s) => s !== scope))), 403, 'insufficient_scope').detail).toContain(scope);
     expect(await t.db.serviceOffering.findMany({ select: { slug: true, title: true } })).toEqual([{ slug: 'eye-exam', title: 'Eye exam' }]);
   });
 

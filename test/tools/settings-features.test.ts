@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { concurrently, expectScopeEnforced } from '../helpers/commerce.ts';
-import { lastAudit, okResult, revert } from '../helpers/content.ts';
+import { resetTables } from '../helpers/database.ts';
+import { concurrently, expectScopeEnforced, lastAudit, okResult, revert } from '../helpers/calls.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
 let t: TestApp;
@@ -12,9 +12,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t?.close(); });
 beforeEach(async () => {
-  await t.db.shopSettings.deleteMany();
-  await t.db.featureFlag.deleteMany();
-  await t.db.auditEntry.deleteMany();
+  await resetTables(t.db, 'ShopSettings', 'FeatureFlag', 'AuditEntry');
 });
 
 const DEFAULTS = { shopName: 'Agent Shop', currency: 'DKK', shippingFeeDkk: 4900, freeShippingThresholdDkk: 50_000, vatRateBasisPoints: 2500 };
@@ -87,7 +85,7 @@ describe('POST /api/v1/tools/settings.update', () => {
 
   it('persists nothing on a dry run', async () => {
     okResult(await update({ shopName: 'Before' }));
-    await t.db.auditEntry.deleteMany();
+    await resetTables(t.db, 'AuditEntry');
     const res = await update({ shopName: 'Dry', dryRun: true });
     expect(res.json()).toMatchObject({ dryRun: true, result: { shopName: 'Dry' } });
     expect((await getSettings()).shopName).toBe('Before');

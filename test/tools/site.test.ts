@@ -3,7 +3,9 @@ import type { PublishStatus } from '../../src/generated/prisma/client.ts';
 import { toJsonValue } from '../../src/db/json-value.ts';
 import { Layout } from '../../src/domain/layout-sections/layout.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { expectProblem, okResult } from '../helpers/content.ts';
+import { resetTables } from '../helpers/database.ts';
+import { okResult } from '../helpers/calls.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 let t: TestApp;
 let key: string;
@@ -17,8 +19,7 @@ const LAYOUT = Layout.parse({ sections: [{ id: 'top', key: 'hero', props: { titl
 
 // Written straight to the database: the write tools have their own tests, and this runs before every test.
 beforeEach(async () => {
-  await t.db.page.deleteMany();
-  await t.db.serviceOffering.deleteMany();
+  await resetTables(t.db, 'Page', 'ServiceOffering');
   const page = (slug: string, title: string, status: PublishStatus = 'published') => ({ slug, title, body: `## ${title}\n\nBody of ${slug}.`, status });
   await t.db.page.createMany({ data: [page('shipping', 'Shipping'), { ...page('about', 'About us'), layout: toJsonValue(LAYOUT) }, page('secret-sale', 'Secret sale', 'draft')] });
   const service = (slug: string, navOrder: number, status: PublishStatus = 'published') =>

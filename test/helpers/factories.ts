@@ -1,10 +1,11 @@
-// Factories and checks shared by the commerce tests (orders, discounts, checkout, customers, analytics, settings).
+// Test data in one place. Tools-level factories go through the API (`createProduct`); the `make*` ones write rows
+// straight to the database, for tests that need a state no tool call produces (an order in a given status and date,
+// a used-up discount code, a soft-deleted product with a chosen timestamp).
 import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
 import type { Db } from '../../src/db/client.ts';
 import type { OrderStatus } from '../../src/domain/order-transitions.ts';
-import { SCOPES, type Scope } from '../../src/registry/scopes.ts';
 import type { TestApp } from './app.ts';
-import { expectProblem } from './problem.ts';
 
 const uid = () => randomBytes(4).toString('hex');
 
@@ -86,12 +87,19 @@ export async function makeOrder(db: Db, opts: OrderOpts = {}) {
   });
 }
 
-/** 401 without a key, 403 with a key holding every scope but the tool's own. */
-export async function expectScopeEnforced(t: TestApp, tool: string, scope: Scope, body: unknown = {}) {
-  expectProblem(await t.call(tool, body), 401, 'unauthorized');
-  const lacking = await t.key(SCOPES.filter((s) => s !== scope));
-  expectProblem(await t.call(tool, body, lacking), 403, 'insufficient_scope');
-}
+/** A valid products.create body with a unique slug; `over` replaces or adds fields. */
+export const productInput = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
+  name: 'Test frame',
+  slug: `product-${uid()}`,
+  description: 'A frame made by a test.',
+  priceDkk: 10_000,
+  stock: 1,
+  ...over,
+});
 
-/** Fires all calls at once (not one after the other) and returns the responses in call order. */
-export const concurrently = <T>(n: number, call: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => call(i)));
+/** Creates a product through POST /api/v1/tools/products.create (key with products:write); returns `{id, slug}`. */
+export async function createProduct(t: TestApp, key: string, over: Record<string, unknown> = {}): Promise<{ id: string; slug: string }> {
+  const res = await t.call('products.create', productInput(over), key);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().result;
+}

@@ -1,22 +1,14 @@
-// Helpers shared by the content tests (pages, layouts, services, site).
+// Tool-call helpers shared by the tool tests: results, audit entries, reverts, scope checks, concurrency.
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
+import { SCOPES, type Scope } from '../../src/registry/scopes.ts';
 import type { TestApp } from './app.ts';
+import { expectProblem } from './problem.ts';
 
 /** The result of a 200 tool call; fails the test with the body otherwise. */
 export function okResult<T = Record<string, unknown>>(res: LightMyRequestResponse): T {
   expect(res.statusCode, res.body).toBe(200);
   return res.json().result as T;
-}
-
-/** Asserts a problem+json error with this status and code, and returns its detail. */
-export function expectProblem(res: LightMyRequestResponse, status: number, code: string): string {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
-  const body = res.json() as { code: string; detail: string; status: number };
-  expect(body.code).toBe(code);
-  expect(body.status).toBe(status);
-  return body.detail;
 }
 
 /** The newest audit entry written by `tool` (for `entityId`, when given). */
@@ -32,11 +24,14 @@ export async function lastAudit(t: TestApp, tool: string, entityId?: string) {
 export const revert = (t: TestApp, key: string, auditId: string, force?: boolean) =>
   t.call('audit.revert', { auditId, confirm: true, ...(force === undefined ? {} : { force }) }, key);
 
-/** The confirm values that are not the literal true (spec §4, hardening.md row 12). */
-export const NOT_CONFIRMED: readonly [string, Record<string, unknown>][] = [
-  ['missing', {}],
-  ['"true"', { confirm: 'true' }],
-  ['1', { confirm: 1 }],
-  ['false', { confirm: false }],
-  ['null', { confirm: null }],
-];
+/** 401 without a key, 403 with a key holding every scope but the tool's own. */
+export async function expectScopeEnforced(t: TestApp, tool: string, scope: Scope, body: unknown = {}) {
+  expectProblem(await t.call(tool, body), 401, 'unauthorized');
+  const lacking = await t.key(SCOPES.filter((s) => s !== scope));
+  expectProblem(await t.call(tool, body, lacking), 403, 'insufficient_scope');
+}
+
+/** Fires all calls at once (not one after the other) and returns the responses in call order. */
+export const concurrently = <T>(n: number, call: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => call(i)));
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
