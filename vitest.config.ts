@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // Every test file runs in its own forked process and gets its own databases, cloned from one migrated
-// template made by test/helpers/global-setup.ts (design.md §3: tests never touch data they did not make).
+// template made by test/helpers/global-setup.ts (tests never touch data they did not make).
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],

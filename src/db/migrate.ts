@@ -1,5 +1,5 @@
 // Applies prisma/migrations/<name>/migration.sql the way `prisma migrate deploy` does, without Prisma's
-// schema engine (it cannot be downloaded here: design.md §2). Rows in `_prisma_migrations` are written
+// schema engine (an air-gapped machine cannot download it; docs/architecture.md). Rows in `_prisma_migrations` are written
 // exactly like Prisma writes them, so `prisma migrate deploy` on a connected machine sees them as applied.
 //
 // Differences from Prisma, on purpose:

@@ -7,7 +7,7 @@ export type Limiter = (req: FastifyRequest) => Promise<LimitState>;
 export type Limiters = { anon: Limiter; preauth: Limiter; key: Limiter };
 
 /**
- * The three policies of design.md §5, counted with @fastify/rate-limit's stores (in memory, or Redis when
+ * The three policies of docs/contract.md (rate limits), counted with @fastify/rate-limit's stores (in memory, or Redis when
  * REDIS_URL is set so instances share counters). The plugin's own per-route hook is not used: it knows one policy
  * per route and none of the structured headers, so the request guard calls these limiters in order.
  */

@@ -14,7 +14,7 @@ const settle = async (id: string, expected: number | null) => {
   return lastUsed(id);
 };
 
-describe('KeyStore (design.md §5)', () => {
+describe('KeyStore', () => {
   it('updates lastUsedAt at most once a minute per key', async () => {
     const { id, key } = await createKey(database.db, { name: 'touch', scopes: ['catalog:read'] });
     const store = new KeyStore(database.db);

@@ -1,4 +1,4 @@
-// The operator CLI (design.md §3) run as a real child process against a test database: exact --json output of
+// The operator CLI (README) run as a real child process against a test database: exact --json output of
 // keys create|list|rotate|revoke, non-zero exits on bad input, keys that work (or stop working) over HTTP, and an
 // idempotent `seed --demo`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

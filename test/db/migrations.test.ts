@@ -1,4 +1,4 @@
-// No schema engine can run here (design.md §2), so this is what proves the hand-written migrations build
+// Prisma's schema engine is not available offline (docs/architecture.md), so this is what proves the hand-written migrations build
 // exactly the database schema.prisma describes: Prisma's own parse of the schema (DMMF) against the catalog
 // of a migrated database, in both directions (nothing missing, nothing unexpected), plus migrate()'s
 // bookkeeping, idempotence and concurrency.

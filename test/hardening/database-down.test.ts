@@ -1,4 +1,4 @@
-// hardening.md §3 row 32 in depth: the database goes away under a running service and comes back. A private
+// docs/robustness.md row 32 in depth: the database goes away under a running service and comes back. A private
 // embedded PostgreSQL (own temp data directory, so stopping it disturbs no other test) is migrated, the app is
 // built on it, then PostgreSQL is stopped mid-run: every tool call answers 503 service_unavailable with Retry-After
 // as problem+json without stack, SQL or Prisma text, the process keeps serving, and once PostgreSQL is started
@@ -74,7 +74,7 @@ async function msUntil(probe: () => Promise<boolean>, limitMs: number): Promise<
   return Infinity;
 }
 
-describe('hardening.md §3 row 32: PostgreSQL stopped and restarted under the running service', () => {
+describe('docs/robustness.md row 32: PostgreSQL stopped and restarted under the running service', () => {
   it('serves reads and writes while PostgreSQL runs', async () => {
     expect((await search()).statusCode).toBe(200);
     const res = await create();
@@ -112,7 +112,7 @@ describe('hardening.md §3 row 32: PostgreSQL stopped and restarted under the ru
   }, 90_000);
 });
 
-describe('hardening.md §3 row 32: a pool pointed at 127.0.0.1:1', () => {
+describe('docs/robustness.md row 32: a pool pointed at 127.0.0.1:1', () => {
   it('answers reads, writes and key lookups with 503 service_unavailable + Retry-After', async () => {
     const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/nowhere' });
     const nowhere = createDb({ connectionString: config.databaseUrl!, poolMax: 2 });

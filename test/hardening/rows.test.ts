@@ -1,4 +1,4 @@
-// hardening.md §3 as a table: one test per row (1–40), named after it. Rows that another suite proves in depth
+// docs/robustness.md as a table: one test per row (1–40), named after it. Rows that another suite proves in depth
 // (test/http/*, test/mcp/*, test/registry/idempotency.test.ts, test/tools/*) get a compact check here that still
 // exercises the real service. Rows 3–16 also run over MCP (/api/mcp, SDK Client on a real socket, or raw JSON-RPC
 // where the SDK client would never send the bytes) and must yield the same problem `code` as REST (row 37).
@@ -150,7 +150,7 @@ const auditCount = () => t.db.auditEntry.count();
 
 // ---------------------------------------------------------------------------------------------------------
 
-describe('hardening.md §3, rows 1–2 (HTTP body framing)', () => {
+describe('docs/robustness.md, rows 1–2 (HTTP body framing)', () => {
   it('row 1: Content-Type text/plain carrying a JSON-looking body → 415 unsupported_media_type', async () => {
     expectProblem(await rawCall('products.search', '{"q":"x"}', undefined, { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
   });
@@ -160,7 +160,7 @@ describe('hardening.md §3, rows 1–2 (HTTP body framing)', () => {
   });
 });
 
-describe('hardening.md §3, rows 3–16 over REST and MCP (same problem code)', () => {
+describe('docs/robustness.md, rows 3–16 over REST and MCP (same problem code)', () => {
   it('row 3: truncated JSON {"q": → 400 invalid_json', async () => {
     expectProblem(await rawCall('products.search', '{"q":'), 400, 'invalid_json');
   });
@@ -354,7 +354,7 @@ describe('hardening.md §3, rows 3–16 over REST and MCP (same problem code)', 
   });
 });
 
-describe('hardening.md §3, rows 17–23 (keys, scopes, rate limits)', () => {
+describe('docs/robustness.md, rows 17–23 (keys, scopes, rate limits)', () => {
   it('row 17: a write tool with no Authorization → 401 unauthorized + WWW-Authenticate: Bearer …', async () => {
     const res = await t.call('products.create', validProduct('no-auth'));
     expectProblem(res, 401, 'unauthorized');
@@ -446,7 +446,7 @@ describe('hardening.md §3, rows 17–23 (keys, scopes, rate limits)', () => {
   });
 });
 
-describe('hardening.md §3, rows 25–28 (conflicts, races, idempotency)', () => {
+describe('docs/robustness.md, rows 25–28 (conflicts, races, idempotency)', () => {
   it('row 25: duplicate slug/code on create → 409 conflict; deleting a product referenced by an order is never a 500', async () => {
     await makeProduct(t.db, { slug: 'row-25' });
     expectProblem(await t.call('products.create', validProduct('row-25'), admin), 409, 'conflict');
@@ -538,7 +538,7 @@ describe('hardening.md §3, rows 25–28 (conflicts, races, idempotency)', () =>
   });
 });
 
-describe('hardening.md §3, rows 29–31 (image URLs and upstreams)', () => {
+describe('docs/robustness.md, rows 29–31 (image URLs and upstreams)', () => {
   it('row 29: attach_image with http:, loopback, link-local, [::1], 0x7f000001, file:, credentials → 400 invalid_image_url; no connection made', async () => {
     let connections = 0;
     const trap = net.createServer((s) => { connections++; s.destroy(); });
@@ -578,7 +578,7 @@ describe('hardening.md §3, rows 29–31 (image URLs and upstreams)', () => {
   }
 });
 
-describe('hardening.md §3, rows 32–33 (faults)', () => {
+describe('docs/robustness.md, rows 32–33 (faults)', () => {
   it('row 32: database down (pool pointed at 127.0.0.1:1) → 503 service_unavailable + Retry-After, no internals (stop/restart: database-down.test.ts)', async () => {
     const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none' });
     const db = createDb({ connectionString: config.databaseUrl!, poolMax: 2 });
@@ -607,7 +607,7 @@ describe('hardening.md §3, rows 32–33 (faults)', () => {
   });
 });
 
-describe('hardening.md §3, rows 34–37 (MCP)', () => {
+describe('docs/robustness.md, rows 34–37 (MCP)', () => {
   it('row 34: MCP tools/list anonymously → exactly the 5 public tools; with a key, only what its scopes allow', async () => {
     const names = async (c: Client) => (await c.listTools()).tools.map((tool) => tool.name).sort();
     expect(await names(await connect())).toEqual(PUBLIC_TOOLS);
@@ -662,7 +662,7 @@ describe('hardening.md §3, rows 34–37 (MCP)', () => {
   });
 });
 
-describe('hardening.md §3, rows 38–40 (deprecation, discovery, load)', () => {
+describe('docs/robustness.md, rows 38–40 (deprecation, discovery, load)', () => {
   it('row 38: a deprecated tool alias → 200 + Deprecation: @ts, Sunset ≥ the deprecation date, Link rel="deprecation"', async () => {
     const res = await t.call('products.find', {}, admin);
     expect(res.statusCode).toBe(200);

@@ -1,4 +1,4 @@
-// Graceful shutdown under load (issue 7 item 4): the real server (`node --import tsx src/server.ts`, the source
+// Graceful shutdown under load (README, docs/architecture.md): the real server (`node --import tsx src/server.ts`, the source
 // `npm start` bundles; test/hardening/embedded-shutdown.test.ts runs the bundle itself) on a test database and a free port. 50 requests are made slow on purpose — another session holds an
 // exclusive lock on "Product", so every products.search waits in PostgreSQL or for a pool connection — then the
 // process gets SIGTERM. It must stop accepting connections at once, answer every in-flight request with 200 once the

@@ -1,4 +1,4 @@
-// Keys and scopes (spec §5, design.md §5, hardening.md §1.8 and §3 rows 17–21): 401 vs 403 for every protected
+// Keys and scopes (docs/contract.md; docs/robustness.md rows 17–21): 401 vs 403 for every protected
 // tool of the registry, garbage keys refused before any database query, revocation and rotation within 1 s.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,7 +86,7 @@ describe('401 vs 403 for every protected tool of the registry', () => {
     }
   });
 
-  it('the registry has protected tools, and every write tool is protected (spec §1)', () => {
+  it('the registry has protected tools, and every write tool is protected', () => {
     expect(PROTECTED.length).toBeGreaterThanOrEqual(8);
     for (const tool of TOOLS) if (tool.write) expect(tool.anonymous, tool.name).toBe(false);
   });
@@ -119,7 +119,7 @@ describe('401 vs 403 for every protected tool of the registry', () => {
     expect([401, 403], res.body).not.toContain(res.statusCode);
   });
 
-  it('the anonymous tools are exactly the public catalog reads of spec §5.1', () => {
+  it('the anonymous tools are exactly the five public catalog and site reads', () => {
     const allowed = ['products.search', 'products.get', 'categories.list', 'site.list_pages', 'site.get_page'];
     for (const tool of ANONYMOUS) expect(allowed).toContain(tool.name);
     for (const name of ['products.search', 'products.get', 'categories.list']) expect(ANONYMOUS.map((x) => x.name)).toContain(name);
@@ -257,7 +257,7 @@ describe('src/auth/key-format.ts', () => {
 });
 
 describe('parseScopes', () => {
-  it('"all" is the 20 scopes of spec §5.4', () => {
+  it('"all" is the 20 scopes', () => {
     expect(parseScopes('all')).toEqual([...SCOPES]);
     expect(SCOPES).toHaveLength(20);
   });

@@ -1,4 +1,4 @@
-// Versioning (spec §9; hardening.md §1.3 and §3 row 38): a tool marked deprecated in the registry answers with
+// Versioning (docs/contract.md; docs/robustness.md row 38): a tool marked deprecated in the registry answers with
 // Deprecation (RFC 9745), Sunset (RFC 8594) and Link headers, OpenAPI marks it deprecated and MCP says so. The
 // deprecated tool exists only in this test.
 import { z } from 'zod';

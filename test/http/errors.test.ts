@@ -1,5 +1,5 @@
-// Error responses (spec §7, design.md §4, hardening.md §1.7 and §3 rows 1–7, 33): every failure is
-// application/problem+json with exactly the spec's fields plus legacy ok/error, and never reveals internals.
+// Error responses (docs/errors.md; docs/robustness.md rows 1–7, 33): every failure is application/problem+json
+// with exactly the documented members (RFC 9457 + code/resolution + legacy ok/error), and never reveals internals.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { assertNothingInternal, expectProblem } from '../helpers/problem.ts';
 
 const SEARCH = '/api/v1/tools/products.search';
 
-// Tools that fail unexpectedly, to prove a 500 carries nothing internal (hardening.md §3 row 33).
+// Tools that fail unexpectedly, to prove a 500 carries nothing internal.
 const failingTools = [
   defineTool({
     name: 'test.throws',

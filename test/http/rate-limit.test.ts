@@ -1,4 +1,4 @@
-// Rate limits (spec §8, design.md §5, hardening.md §1.1 and §3 rows 22–23): the anonymous, pre-auth and per-key
+// Rate limits (docs/contract.md; docs/robustness.md rows 22–23): the anonymous, pre-auth and per-key
 // limiters, their headers on success, 429 problem + Retry-After, and the pre-auth limiter tripping before any
 // database query. One app with small limits; each scenario uses its own client address so counters are separate.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +33,7 @@ function expectRateLimited(res: Awaited<ReturnType<typeof search>>, policy: stri
   expect(Number.isInteger(retryAfter)).toBe(true);
   expect(retryAfter).toBeGreaterThanOrEqual(1);
   expect(retryAfter).toBeLessThanOrEqual(60);
-  // Retry-After must not point earlier than the end of the window in the RateLimit field (hardening.md §1.1).
+  // Retry-After must not point earlier than the end of the window in the RateLimit field (draft-ietf-httpapi-ratelimit-headers-11).
   const t429 = Number(new RegExp(`"${policy}";r=0;t=(\\d+)`).exec(String(res.headers.ratelimit))?.[1]);
   expect(retryAfter).toBeGreaterThanOrEqual(t429);
   expect(res.headers['ratelimit-remaining']).toBe('0');

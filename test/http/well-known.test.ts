@@ -1,4 +1,4 @@
-// Discovery (spec §1; design.md §3; hardening.md §1.4, §1.5 and §3 row 39): the RFC 9727 API catalog, the MCP
+// Discovery (docs/agent-surfaces.md; docs/robustness.md row 39): the RFC 9727 API catalog, the MCP
 // server card and its legacy alias, the OpenAPI document, the rendered reference at /docs and the problem pages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEMS } from '../../src/errors.ts';

@@ -1,4 +1,4 @@
-// MCP over Streamable HTTP at /api/mcp (spec §1, §5; design.md §1; hardening.md §1.6 and §3 rows 34–37), exercised
+// MCP over Streamable HTTP at /api/mcp (docs/agent-surfaces.md; docs/robustness.md rows 34–37), exercised
 // with the SDK's own Client over real HTTP: tool lists per caller, calls through the same path as HTTP (scope,
 // validation, confirm, dryRun, audit), failures as isError results with problem JSON, and the transport's guards.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

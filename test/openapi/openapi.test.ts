@@ -118,7 +118,7 @@ describe('operations', () => {
     }
   });
 
-  it('describes problem details with exactly the spec’s fields and every code', () => {
+  it('describes problem details with exactly the documented members and every code', () => {
     const problem = json.components.schemas.ProblemDetails;
     expect(Object.keys(problem.properties).sort()).toEqual(['code', 'detail', 'error', 'instance', 'ok', 'resolution', 'status', 'title', 'type']);
     expect(problem.properties.code.enum).toEqual(Object.keys(PROBLEMS));

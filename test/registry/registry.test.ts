@@ -87,7 +87,7 @@ describe('tool registry', () => {
   });
 });
 
-describe('defineTool deprecation', () => {
+describe('defineTool deprecation (Sunset at least 90 days after Deprecation)', () => {
   const base = {
     name: 'x.old',
     title: 'Old tool',

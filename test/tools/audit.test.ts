@@ -1,4 +1,4 @@
-// audit.list and audit.revert over HTTP on real PostgreSQL: filters and cursor
+// audit.list and audit.revert over HTTP on real PostgreSQL (docs/agent-safety.md): filters and cursor
 // paging, restoring what an entry recorded, conflicts with later changes, and the revert's own audit entry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey } from '../../src/auth/key-format.ts';

@@ -1,4 +1,4 @@
-// The category tools over HTTP on real PostgreSQL: responses and the
+// The category tools over HTTP on real PostgreSQL (docs/architecture.md, docs/errors.md): responses and the
 // database state after them, one audit entry per successful write, none (and no change) for a failed one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey } from '../../src/auth/key-format.ts';
@@ -40,7 +40,7 @@ describe('categories.list', () => {
     expect(await list()).toEqual([]);
   });
 
-  it('lists every category by name with exactly the spec fields', async () => {
+  it('lists every category by name with exactly the declared fields', async () => {
     await call('categories.upsert', { slug: 'zulu', name: 'Zulu frames', description: 'Last by name' });
     await call('categories.upsert', { slug: 'alpha', name: 'Alpha frames' });
     const rows = await list();

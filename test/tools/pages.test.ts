@@ -120,7 +120,7 @@ describe('POST /api/v1/tools/pages.upsert', () => {
 });
 
 describe('POST /api/v1/tools/pages.list', () => {
-  it('lists every page, drafts included, ordered by slug, with exactly the spec fields', async () => {
+  it('lists every page, drafts included, ordered by slug, with exactly the declared fields', async () => {
     await upsert({ slug: 'shipping' });
     await upsert({ slug: 'about', status: 'draft' });
     const list = okResult<Record<string, unknown>[]>(await t.call('pages.list', {}, key));

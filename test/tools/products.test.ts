@@ -1,4 +1,5 @@
-// The product tools over HTTP on real PostgreSQL (docs/architecture.md, docs/agent-safety.md): every response is checked together with what the database holds afterwards, and every
+// The product tools over HTTP on real PostgreSQL (docs/contract.md, docs/architecture.md; docs/robustness.md rows
+// 7–16, 25, 29): every response is checked together with what the database holds afterwards, and every
 // failed write is shown to leave the database (products and audit log) exactly as it was.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey } from '../../src/auth/key-format.ts';
@@ -78,7 +79,7 @@ describe('products.search', () => {
     });
   });
 
-  it('POST /api/v1/tools/products.search returns summary items with exactly the spec fields', async () => {
+  it('POST /api/v1/tools/products.search returns summary items with exactly the declared fields', async () => {
     const [item] = await search({ q: 'Aviator Gold' });
     expect(Object.keys(item).sort()).toEqual(SUMMARY_KEYS);
     const db = await row('sx-aviator');
@@ -199,7 +200,7 @@ describe('products.search', () => {
 // ---------------------------------------------------------------------------------------------------------------
 
 describe('products.get', () => {
-  it('POST /api/v1/tools/products.get returns exactly the spec fields, with its category', async () => {
+  it('POST /api/v1/tools/products.get returns exactly the declared fields, with its category', async () => {
     await call('categories.upsert', { slug: 'get-cat', name: 'Get category', description: 'For products.get' });
     const { id, slug } = await create({ brand: 'Fjord', frameColor: 'navy', lensColor: null, images: ['https://img.example.com/g.jpg'], categorySlug: 'get-cat', attributes: { hinge: 'spring' }, answerSummary: 'Not in output.' });
     const res = await t.call('products.get', { slug });
