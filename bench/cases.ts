@@ -1,0 +1,161 @@
+// The cases: what each measures (path, rotating bodies, auth, MCP), the fixtures they draw from, and the checks run
+// before measuring (the case works; service and baseline answer byte for byte alike).
+import pg from 'pg';
+import type { Child } from './processes.ts';
+import { Q_WORD } from './seed.ts';
+import { LARGEST, settings } from './settings.ts';
+
+export type CaseDef = {
+  name: string;
+  path: string;
+  /** Request bodies, rotated over the run (one per request, shared by all connections). */
+  bodies: string[];
+  auth: boolean;
+  write: boolean;
+  mcp: boolean;
+  /** Same path and bodies on the baseline server, measured interleaved with the service. */
+  baseline: boolean;
+  /** Optional cases (other issues' tools) are skipped, not failed, when the service answers 404. */
+  optional: boolean;
+  /** Cases of one group are measured interleaved, round by round, so ratios between them see the same load. */
+  group: string;
+};
+
+export const C = {
+  searchNone: 'products.search (no filter)',
+  searchQ: `products.search (q="${Q_WORD}", ~1%)`,
+  searchCategory: 'products.search (category+inStock+price)',
+  get: 'products.get (random slugs)',
+  categories: 'categories.list',
+  searchAuth: 'products.search (no filter, authenticated)',
+  orders: 'orders.list (status, authenticated)',
+  mcp: 'MCP tools/call products.search',
+  update: 'products.update (authenticated write)',
+} as const;
+
+type Fixtures = { getSlugs: string[]; updateSlugs: string[]; categorySlugs: string[] };
+
+export async function loadFixtures(url: string): Promise<Fixtures> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // md5 ordering: a deterministic "random" sample, the same on every run.
+    const slugs = async (salt: string) =>
+      (await client.query<{ slug: string }>(
+        `SELECT slug FROM "Product" WHERE "deletedAt" IS NULL ORDER BY md5(slug || $1) LIMIT 1000`, [salt],
+      )).rows.map((r) => r.slug);
+    const categorySlugs = (await client.query<{ slug: string }>(`SELECT slug FROM "Category" ORDER BY md5(slug) LIMIT 10`)).rows.map((r) => r.slug);
+    return { getSlugs: await slugs('get'), updateSlugs: await slugs('update'), categorySlugs };
+  } finally {
+    await client.end();
+  }
+}
+
+export function buildCases(fx: Fixtures, products: number): CaseDef[] {
+  const tool = (name: string) => `/api/v1/tools/${name}`;
+  const json = (v: unknown) => JSON.stringify(v);
+  const base = { auth: false, write: false, mcp: false, baseline: false, optional: false };
+  const cases: CaseDef[] = [
+    // One group: the anonymous REST call, its baseline, the same call authenticated and through MCP — the
+    // auth/anon and MCP/REST ratios are then measured under the same conditions.
+    { ...base, group: 'search', name: C.searchNone, path: tool('products.search'), bodies: ['{}'], baseline: true },
+    { ...base, group: 'search', name: C.searchAuth, path: tool('products.search'), bodies: ['{}'], auth: true },
+    {
+      ...base,
+      group: 'search',
+      name: C.mcp,
+      path: '/api/mcp',
+      bodies: [json({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'products.search', arguments: {} } })],
+      mcp: true,
+      optional: true,
+    },
+    { ...base, group: 'q', name: C.searchQ, path: tool('products.search'), bodies: [json({ q: Q_WORD })], baseline: true },
+    {
+      ...base,
+      group: 'category',
+      name: C.searchCategory,
+      path: tool('products.search'),
+      // 500–1500 DKK: about a third of the price range.
+      bodies: fx.categorySlugs.map((categorySlug) => json({ categorySlug, inStock: true, minPriceOere: 50_000, maxPriceOere: 150_000 })),
+      baseline: true,
+    },
+    { ...base, group: 'get', name: C.get, path: tool('products.get'), bodies: fx.getSlugs.map((slug) => json({ slug })), baseline: true },
+    { ...base, group: 'categories', name: C.categories, path: tool('categories.list'), bodies: ['{}'] },
+    {
+      ...base,
+      group: 'orders',
+      name: C.orders,
+      path: tool('orders.list'),
+      bodies: ['paid', 'shipped', 'pending_payment', 'delivered'].map((status) => json({ status })),
+      auth: true,
+      optional: true,
+    },
+  ];
+  if (products === LARGEST) {
+    cases.push({
+      ...base,
+      group: 'update',
+      name: C.update,
+      path: tool('products.update'),
+      // A different slug and price on every request: no row lock is contended, every call really writes.
+      bodies: fx.updateSlugs.map((slug, i) => json({ slug, patch: { priceDkk: 10_000 + i * 100 } })),
+      auth: true,
+      write: true,
+    });
+  }
+  return settings.caseFilter ? cases.filter((c) => settings.caseFilter!.test(c.name)) : cases;
+}
+
+export function headersFor(c: Pick<CaseDef, 'auth' | 'mcp'>, key: string): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    ...(c.mcp ? { accept: 'application/json, text/event-stream' } : {}),
+    ...(c.auth ? { authorization: `Bearer ${key}` } : {}),
+  };
+}
+
+async function post(port: number, p: string, body: string, headers: Record<string, string>) {
+  const res = await fetch(`http://127.0.0.1:${port}${p}`, { method: 'POST', headers, body });
+  return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+/** Null when the case can run; otherwise why not (and whether that is a skip or an error). */
+export async function probe(c: CaseDef, service: Child, key: string): Promise<{ skip: boolean; reason: string } | null> {
+  const res = await post(service.port, c.path, c.bodies[0], headersFor(c, key));
+  const text = res.body.toString();
+  if (res.status === 404 && c.optional) return { skip: true, reason: `not available (404 at ${c.path})` };
+  if (res.status !== 200) return { skip: false, reason: `status ${res.status}: ${text.slice(0, 300)}` };
+  if (c.mcp) {
+    // A tool error comes back as 200 with result.isError; that is not a working call.
+    let msg: { result?: { isError?: boolean } } | undefined;
+    try {
+      msg = JSON.parse(text) as typeof msg;
+    } catch {
+      return { skip: false, reason: `not a JSON-RPC JSON response: ${text.slice(0, 300)}` };
+    }
+    if (!msg?.result || msg.result.isError) return { skip: false, reason: `no successful result: ${text.slice(0, 300)}` };
+  }
+  return null;
+}
+
+/** The service and the baseline must answer every body of a baseline case with the very same bytes. */
+export async function checkIdentical(c: CaseDef, service: Child, baseline: Child): Promise<void> {
+  const sample = c.bodies.length > 50 ? c.bodies.filter((_, i) => i % Math.ceil(c.bodies.length / 50) === 0) : c.bodies;
+  for (const body of sample) {
+    const [a, b] = await Promise.all([
+      post(service.port, c.path, body, headersFor({ auth: false, mcp: false }, '')),
+      post(baseline.port, c.path, body, headersFor({ auth: false, mcp: false }, '')),
+    ]);
+    if (a.status !== 200 || b.status !== 200 || !a.body.equals(b.body)) {
+      let at = 0;
+      while (at < a.body.length && a.body[at] === b.body[at]) at++;
+      throw new Error(
+        `service and baseline differ for ${c.name} with body ${body} (status ${a.status} vs ${b.status}, first difference at byte ${at}):\n` +
+          `  service:  …${a.body.subarray(Math.max(0, at - 80), at + 120).toString()}\n` +
+          `  baseline: …${b.body.subarray(Math.max(0, at - 80), at + 120).toString()}`,
+      );
+    }
+    const parsed = JSON.parse(a.body.toString()) as { result: unknown };
+    if (Array.isArray(parsed.result) && parsed.result.length === 0) throw new Error(`${c.name} returns no rows for ${body}: the bench data is wrong`);
+  }
+}

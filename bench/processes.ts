@@ -1,0 +1,128 @@
+// The two servers under test, each a child process on a free port: the service as `npm start` runs it, and the raw
+// baseline (bench/baseline/server.ts).
+import { spawn } from 'node:child_process';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { registerCleanup } from './cleanup.ts';
+import { ROOT, START, settings } from './settings.ts';
+
+const env = process.env;
+
+export type Child = {
+  name: string;
+  pid: number;
+  port: number;
+  stop: () => Promise<void>;
+  /** The last ~8 kB the process wrote (stdout and stderr). */
+  output: () => string;
+};
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function startChild(name: string, nodeArgs: string[], childEnv: NodeJS.ProcessEnv, port: number): Promise<Child> {
+  const proc = spawn(process.execPath, nodeArgs, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Keep the tail of the child's output for error messages; never let a full pipe block the child.
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-8000);
+    if (settings.serviceLog && name === 'service') appendFileSync(settings.serviceLog, chunk);
+  };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  let exited = proc.exitCode !== null;
+  const exit = new Promise<void>((resolve) => proc.once('exit', () => ((exited = true), resolve())));
+  const stop = async () => {
+    if (exited) return;
+    proc.kill('SIGTERM');
+    // A --cpu-prof profile is written on exit, which can take a few seconds for a long run.
+    const killed = await Promise.race([exit.then(() => false), sleep(20_000).then(() => true)]);
+    if (killed) {
+      proc.kill('SIGKILL');
+      await exit;
+    }
+  };
+  registerCleanup(stop);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited) throw new Error(`${name} exited during start-up:\n${tail}`);
+    if (Date.now() > deadline) throw new Error(`${name} did not become healthy within 60 s:\n${tail}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health`);
+      if (res.ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    await sleep(100);
+  }
+  return { name, pid: proc.pid!, port, stop, output: () => tail };
+}
+
+/** Where --cpu-prof writes: one file per thread (the tsx loader runs in its own), kept apart per service run. */
+function profileDir(label: string): string {
+  return path.join(os.tmpdir(), `agent-api-bench-prof-${process.pid}-${label}`);
+}
+
+/** Keeps the service main thread's profile (the largest file) as bench/results/service-<label>.cpuprofile. */
+export function keepProfile(label: string): string | null {
+  const dir = profileDir(label);
+  if (!existsSync(dir)) return null;
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(dir, f));
+  const largest = files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
+  let kept: string | null = null;
+  if (largest) {
+    kept = path.join(path.dirname(settings.out), `service-${label}.cpuprofile`);
+    mkdirSync(path.dirname(kept), { recursive: true });
+    copyFileSync(largest, kept); // not rename: the temp dir may be on another file system
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return kept;
+}
+
+export async function startService(databaseUrl: string, label: string): Promise<Child> {
+  const port = await freePort();
+  const args = [
+    ...settings.serviceNodeArgs,
+    ...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir(label)}`] : []),
+    START.entry,
+  ];
+  const limit = String(1_000_000_000);
+  return startChild('service', args, {
+    ...env,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_ANON_MAX: limit,
+    RATE_LIMIT_PREAUTH_MAX: limit,
+    RATE_LIMIT_AUTH_MAX: limit,
+  }, port);
+}
+
+export async function startBaseline(databaseUrl: string): Promise<Child> {
+  const port = await freePort();
+  return startChild('baseline', ['--import', 'tsx', 'bench/baseline/server.ts'], {
+    ...env,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    // Same pool size as the service (DB_POOL_MAX, default 10), or the comparison would measure pool sizes.
+    POOL_MAX: env.DB_POOL_MAX ?? '10',
+  }, port);
+}
+
+function sleep(ms: number) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,162 @@
+// One catalog size: a fresh database seeded with that many products, both servers started on it, every case probed,
+// checked and measured, then everything stopped and dropped.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { createKey } from '../src/auth/key-admin.ts';
+import { createDb } from '../src/db/client.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { SCOPES } from '../src/registry/scopes.ts';
+import { buildCases, checkIdentical, loadFixtures, probe, type CaseDef } from './cases.ts';
+import { registerCleanup } from './cleanup.ts';
+import { pad, round } from './format.ts';
+import { measureGroup, type Leg, type Measurement } from './measure.ts';
+import { keepProfile, startBaseline, startService } from './processes.ts';
+import { memoryOf } from './resources.ts';
+import { createBenchDatabase, Q_WORD, seedBenchData, type BenchDatabase, type SeedStats } from './seed.ts';
+import { NOISY_CORES, ROOT, settings } from './settings.ts';
+
+export type CaseResult = {
+  name: string;
+  rps: number | null;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  baselineRps: number | null;
+  ratio: number | null;
+  status: 'ok' | 'skipped' | 'error';
+  note?: string;
+  kind: 'read' | 'write';
+  authenticated: boolean;
+  /** Average CPU cores used by unrelated processes while this case was measured (noise indicator). */
+  backgroundCores?: number | null;
+  service?: Measurement;
+  baseline?: Measurement;
+};
+
+export type SizeResult = {
+  products: number;
+  seed: SeedStats;
+  cases: CaseResult[];
+  ceiling: Measurement | null;
+  serviceMemory: { rssMb: number; peakRssMb: number } | null;
+  baselineMemory: { rssMb: number; peakRssMb: number } | null;
+};
+
+export async function runSize(products: number): Promise<SizeResult> {
+  console.log(`\n=== ${products.toLocaleString('en')} products ===`);
+  const db: BenchDatabase = await createBenchDatabase(settings.serverUrl);
+  registerCleanup(() => db.drop());
+  console.log(`database ${db.name}: migrating and seeding…`);
+  await migrate(db.url, { log: () => {} });
+  if (settings.extraSql) {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      await client.query(readFileSync(settings.extraSql, 'utf8'));
+    } finally {
+      await client.end();
+    }
+    console.log(`applied ${path.relative(ROOT, settings.extraSql)} after the migrations`);
+  }
+  const seed = await seedBenchData(db.url, products);
+  console.log(
+    `seeded in ${seed.seedSeconds.toFixed(1)} s: ${seed.products} products (${seed.liveProducts} live), ${seed.categories} categories, ` +
+      `${seed.orders} orders / ${seed.orderItems} items; q "${Q_WORD}" matches ${seed.qMatches} (${((100 * seed.qMatches) / seed.liveProducts).toFixed(2)} %)`,
+  );
+
+  const prisma = createDb({ connectionString: db.url, poolMax: 1 });
+  const { key } = await createKey(prisma, { name: 'bench', scopes: [...SCOPES] });
+  await prisma.$disconnect();
+  const fixtures = await loadFixtures(db.url);
+  const cases = buildCases(fixtures, products);
+
+  const service = await startService(db.url, String(products));
+  const baseline = await startBaseline(db.url);
+  console.log(`service pid ${service.pid} on :${service.port}, baseline pid ${baseline.pid} on :${baseline.port}`);
+
+  // Fail loudly before measuring anything: a baseline that answers differently is not a baseline.
+  for (const c of cases.filter((x) => x.baseline)) await checkIdentical(c, service, baseline);
+  if (cases.some((c) => c.baseline)) console.log('service and baseline answer byte-identically on every baseline case');
+
+  const results: CaseResult[] = [];
+  const groups = [...new Set(cases.map((c) => c.group))];
+  for (const group of groups) {
+    const runnable: CaseDef[] = [];
+    for (const c of cases.filter((x) => x.group === group)) {
+      const problem = await probe(c, service, key);
+      if (!problem) {
+        runnable.push(c);
+        continue;
+      }
+      results.push({
+        name: c.name, kind: c.write ? 'write' : 'read', authenticated: c.auth,
+        rps: null, p50Ms: null, p99Ms: null, baselineRps: null, ratio: null, status: problem.skip ? 'skipped' : 'error', note: problem.reason,
+      });
+      console.log(`${pad(c.name, 46)} ${problem.skip ? 'SKIPPED' : 'ERROR'}: ${problem.reason}`);
+    }
+    if (runnable.length === 0) continue;
+    const legs: Leg[] = runnable.flatMap((c) => [
+      { key: `${c.name}|service`, server: service, path: c.path, bodies: c.bodies, auth: c.auth, mcp: c.mcp },
+      ...(c.baseline ? [{ key: `${c.name}|baseline`, server: baseline, path: c.path, bodies: c.bodies, auth: false, mcp: false }] : []),
+    ]);
+    const m = await measureGroup(legs, key, db.name, [service, baseline]);
+    for (const c of runnable) {
+      const s = m.legs.get(`${c.name}|service`)!;
+      const b = m.legs.get(`${c.name}|baseline`);
+      const bad = (x: Measurement) => x.non2xx + x.errors + x.timeouts;
+      const failed = bad(s) + (b ? bad(b) : 0) > 0;
+      const result: CaseResult = {
+        name: c.name,
+        rps: s.rps,
+        p50Ms: s.p50Ms,
+        p99Ms: s.p99Ms,
+        baselineRps: b?.rps ?? null,
+        ratio: b ? round(s.rps / b.rps, 2) : null,
+        status: failed ? 'error' : 'ok',
+        ...(failed ? { note: `non-2xx/errors/timeouts: service ${s.non2xx}/${s.errors}/${s.timeouts}${b ? `, baseline ${b.non2xx}/${b.errors}/${b.timeouts}` : ''}` } : {}),
+        kind: c.write ? 'write' : 'read',
+        authenticated: c.auth,
+        backgroundCores: m.backgroundCores,
+        service: s,
+        ...(b ? { baseline: b } : {}),
+      };
+      results.push(result);
+      if (failed) console.error(`${c.name} failed; the service's last output:\n${service.output().slice(-2000)}`);
+      console.log(
+        `${pad(c.name, 46)} ${pad(String(s.rps), 7, true)} req/s  p50 ${s.p50Ms} ms  p99 ${s.p99Ms} ms` +
+          (b ? `  | baseline ${b.rps} req/s p99 ${b.p99Ms} ms → ×${result.ratio}` : '') +
+          (m.backgroundCores !== null && m.backgroundCores > NOISY_CORES ? `  (background load ${m.backgroundCores} cores)` : '') +
+          (failed ? `  !! ${result.note}` : ''),
+      );
+    }
+  }
+  // Keep the reported order stable (the order of buildCases), whatever the grouping.
+  results.sort((a, b) => cases.findIndex((c) => c.name === a.name) - cases.findIndex((c) => c.name === b.name));
+
+  let ceiling: Measurement | null = null;
+  if (!settings.caseFilter || settings.caseFilter.test('ceiling')) {
+    const leg: Leg = { key: 'ceiling', server: baseline, path: '/ceiling', bodies: ['{}'], auth: false, mcp: false };
+    ceiling = (await measureGroup([leg], key, db.name, [service, baseline])).legs.get('ceiling')!;
+    console.log(`${pad('framework ceiling (constant, same size)', 46)} ${pad(String(ceiling.rps), 7, true)} req/s  p50 ${ceiling.p50Ms} ms  p99 ${ceiling.p99Ms} ms`);
+  }
+
+  // After the run, as the issue asks: the service's memory once every case has gone through it.
+  const serviceMemory = memoryOf(service.pid);
+  const baselineMemory = memoryOf(baseline.pid);
+  if (serviceMemory) console.log(`service RSS after the run: ${serviceMemory.rssMb} MB (peak ${serviceMemory.peakRssMb} MB)`);
+
+  await service.stop();
+  await baseline.stop();
+  if (settings.cpuProf) {
+    const kept = keepProfile(String(products));
+    if (kept) console.log(`CPU profile of the service: ${path.relative(process.cwd(), kept)} (npx tsx bench/profile-summary.ts ${path.relative(process.cwd(), kept)})`);
+  }
+  await db.drop();
+  return { products, seed, cases: results, ceiling, serviceMemory, baselineMemory };
+}
+
+/** CPU milliseconds per request of a case: the service process plus its PostgreSQL backends. */
+export function totalCpu(c: CaseResult | undefined): number | null {
+  const s = c?.service;
+  return s && s.cpuMsPerReq !== null && s.pgCpuMsPerReq !== null ? round(s.cpuMsPerReq + s.pgCpuMsPerReq, 3) : null;
+}

@@ -1,0 +1,55 @@
+// Targets (docs/performance.md), evaluated on the largest catalog.
+import { C } from './cases.ts';
+import { round } from './format.ts';
+import { totalCpu, type SizeResult } from './run-size.ts';
+
+export type TargetResult = { name: string; value: number | null; threshold: string; met: boolean | null; note?: string };
+
+export function evaluateTargets(main: SizeResult, smallest: SizeResult | undefined): TargetResult[] {
+  const byName = new Map(main.cases.map((c) => [c.name, c]));
+  const ok = (name: string) => {
+    const c = byName.get(name);
+    return c && c.status === 'ok' ? c : undefined;
+  };
+  const out: TargetResult[] = [];
+  const ratioTarget = (name: string, min: number) => {
+    const c = ok(name);
+    out.push({ name: `${name} ≥ ${min} × baseline`, value: c?.ratio ?? null, threshold: `≥ ${min}`, met: c?.ratio == null ? null : c.ratio >= min });
+  };
+  ratioTarget(C.get, 0.7);
+  ratioTarget(C.searchNone, 0.7);
+  ratioTarget(C.searchCategory, 0.7);
+  ratioTarget(C.searchQ, 0.9);
+  for (const c of main.cases) {
+    if (c.kind !== 'read' || c.name === C.searchQ) continue;
+    out.push({ name: `p99 < 25 ms: ${c.name}`, value: c.p99Ms, threshold: '< 25 ms', met: c.status === 'ok' && c.p99Ms !== null ? c.p99Ms < 25 : null, ...(c.status !== 'ok' ? { note: c.status } : {}) });
+  }
+  const pair = (name: string, a: string, b: string, min: number) => {
+    const x = ok(a);
+    const y = ok(b);
+    const value = x && y && x.rps && y.rps ? round(x.rps / y.rps, 2) : null;
+    out.push({ name, value, threshold: `≥ ${min}`, met: value === null ? null : value >= min, ...(value === null ? { note: 'a case was skipped or failed' } : {}) });
+  };
+  pair(`MCP tools/call ≥ 0.5 × REST (${C.mcp} / ${C.searchNone})`, C.mcp, C.searchNone, 0.5);
+  pair(`authenticated read ≥ 0.85 × anonymous (${C.searchAuth} / ${C.searchNone})`, C.searchAuth, C.searchNone, 0.85);
+  const rss = main.serviceMemory?.rssMb ?? null;
+  out.push({ name: 'service RSS after the run < 250 MB', value: rss, threshold: '< 250 MB', met: rss === null ? null : rss < 250 });
+  if (smallest && smallest.products !== main.products) {
+    // The rule is "search must not be linear in catalog size", not a number. Compared on CPU per request
+    // (service + its PostgreSQL backends), which hardly depends on background load, unlike req/s measured minutes
+    // apart. Linear growth would multiply it by the size ratio; we require at most half of that.
+    const sizeRatio = main.products / smallest.products;
+    for (const name of [C.searchNone, C.searchCategory, C.searchQ, C.get]) {
+      const big = totalCpu(main.cases.find((c) => c.name === name && c.status === 'ok'));
+      const small = totalCpu(smallest.cases.find((c) => c.name === name && c.status === 'ok'));
+      const value = big !== null && small !== null && small > 0 ? round(big / small, 2) : null;
+      out.push({
+        name: `not linear in catalog size: ${name}, CPU per request at ${main.products} ÷ at ${smallest.products} (linear = ${sizeRatio})`,
+        value,
+        threshold: `≤ ${sizeRatio / 2}`,
+        met: value === null ? null : value <= sizeRatio / 2,
+      });
+    }
+  }
+  return out;
+}
