@@ -26,7 +26,7 @@ import type { Scope } from '../../src/registry/scopes.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { concurrently, sleep } from '../helpers/calls.ts';
-import { makeDiscount, makeOrder, makeProduct, productInput } from '../helpers/factories.ts';
+import { CHECKOUT_CONTACT, createCart, makeDiscount, makeOrder, makeProduct, productInput } from '../helpers/factories.ts';
 import { assertNothingInternal, expectProblem, PROBLEM_KEYS } from '../helpers/problem.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -466,13 +466,8 @@ describe('docs/robustness.md, rows 25–28 (conflicts, races, idempotency)', () 
   async function raceCheckouts(n: number, productSlug: string, extra: Record<string, unknown> = {}) {
     const buyer = await t.key(['cart:write']);
     const carts: string[] = [];
-    for (let i = 0; i < n; i++) {
-      const res = await t.call('cart.create', { items: [{ productSlug, quantity: 1 }] }, buyer);
-      expect(res.statusCode, res.body).toBe(200);
-      carts.push(res.json().result.cartId);
-    }
-    const contact = { email: 'race@example.com', shippingName: 'Race', shippingAddress: 'Vej 1', shippingZip: '8000', shippingCity: 'Aarhus' };
-    return concurrently(n, (i) => t.call('checkout.create_order', { cartId: carts[i], ...contact, ...extra }, buyer));
+    for (let i = 0; i < n; i++) carts.push((await createCart(t, buyer, [{ productSlug, quantity: 1 }])).cartId);
+    return concurrently(n, (i) => t.call('checkout.create_order', { cartId: carts[i], ...CHECKOUT_CONTACT, ...extra }, buyer));
   }
   const tally = (responses: { statusCode: number; json: () => { code?: string } }[]) =>
     responses.reduce<Record<string, number>>((acc, r) => {

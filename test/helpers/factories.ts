@@ -103,3 +103,22 @@ export async function createProduct(t: TestApp, key: string, over: Record<string
   expect(res.statusCode, res.body).toBe(200);
   return res.json().result;
 }
+
+/** Creates or renames a category through categories.upsert (key with categories:write); returns `{id, slug, name}`. */
+export async function createCategory(t: TestApp, key: string, slug: string, over: Record<string, unknown> = {}): Promise<{ id: string; slug: string; name: string }> {
+  const res = await t.call('categories.upsert', { slug, name: `Category ${slug}`, ...over }, key);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().result;
+}
+
+export type CartLine = { productSlug: string; quantity: number };
+
+/** Creates a cart through cart.create (key with cart:write); returns the priced cart. */
+export async function createCart<T extends { cartId: string } = { cartId: string }>(t: TestApp, key: string, items: CartLine[] = []): Promise<T> {
+  const res = await t.call('cart.create', { items }, key);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().result;
+}
+
+/** The buyer and shipping fields checkout.create_order requires. */
+export const CHECKOUT_CONTACT = { email: 'Buyer@Example.com', shippingName: 'Ada Buyer', shippingAddress: 'Testvej 1', shippingZip: '8000', shippingCity: 'Aarhus' };

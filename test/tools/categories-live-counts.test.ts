@@ -5,17 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Prisma } from '../../src/generated/prisma/client.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createProduct } from '../helpers/factories.ts';
+import { createCategory, createProduct } from '../helpers/factories.ts';
 
 let t: TestApp;
 let key: string;
 beforeAll(async () => {
   t = await createTestApp();
   key = await t.key(['products:write', 'categories:write', 'audit:read', 'audit:revert']);
-  for (const slug of ['counts-a', 'counts-b']) {
-    const res = await t.call('categories.upsert', { slug, name: `Category ${slug}` }, key);
-    expect(res.statusCode, res.body).toBe(200);
-  }
+  for (const slug of ['counts-a', 'counts-b']) await createCategory(t, key, slug);
 });
 afterAll(async () => {
   await t?.close();

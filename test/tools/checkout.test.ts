@@ -3,7 +3,7 @@ import { createKey } from '../../src/auth/key-admin.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { resetTables } from '../helpers/database.ts';
 import { concurrently, expectScopeEnforced, lastAudit, okResult } from '../helpers/calls.ts';
-import { makeDiscount, makeProduct } from '../helpers/factories.ts';
+import { CHECKOUT_CONTACT, createCart, makeDiscount, makeProduct, type CartLine } from '../helpers/factories.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
 let t: TestApp;
@@ -27,12 +27,9 @@ type CartView = {
 };
 type Checkout = CartView & { orderId: string; payment: { provider: string; instructions: string } };
 
-const CONTACT = { email: 'Buyer@Example.com', shippingName: 'Ada Buyer', shippingAddress: 'Testvej 1', shippingZip: '8000', shippingCity: 'Aarhus' };
-
-const newCart = async (items: { productSlug: string; quantity: number }[] = [], key = agent) =>
-  okResult<CartView>(await t.call('cart.create', { items }, key));
+const newCart = (items: CartLine[] = [], key = agent) => createCart<CartView>(t, key, items);
 const checkout = (cartId: string, body: Record<string, unknown> = {}, key = agent) =>
-  t.call('checkout.create_order', { cartId, ...CONTACT, ...body }, key);
+  t.call('checkout.create_order', { cartId, ...CHECKOUT_CONTACT, ...body }, key);
 const stockOf = async (id: string) => (await t.db.product.findUniqueOrThrow({ where: { id } })).stock;
 const usageOf = async (code: string) => (await t.db.discountCode.findUniqueOrThrow({ where: { code } })).usageCount;
 
@@ -354,13 +351,13 @@ describe('POST /api/v1/tools/checkout.create_order', () => {
   });
 
   it('needs cart:write', async () => {
-    await expectScopeEnforced(t, 'checkout.create_order', 'cart:write', { cartId: 'x', ...CONTACT });
+    await expectScopeEnforced(t, 'checkout.create_order', 'cart:write', { cartId: 'x', ...CHECKOUT_CONTACT });
   });
 });
 
 describe('checkout.create_order under concurrency', () => {
   /** A cart of the agent's, written straight to the database (the cart tools are tested above). */
-  async function dbCart(items: { productSlug: string; quantity: number }[]) {
+  async function dbCart(items: CartLine[]) {
     const products = await t.db.product.findMany({ where: { slug: { in: items.map((i) => i.productSlug) } } });
     const id = (slug: string) => products.find((p) => p.slug === slug)!.id;
     const cart = await t.db.cart.create({
@@ -370,7 +367,7 @@ describe('checkout.create_order under concurrency', () => {
   }
 
   /** n carts of the given items, then n checkouts fired at once. */
-  async function race(n: number, items: { productSlug: string; quantity: number }[], body: Record<string, unknown> = {}) {
+  async function race(n: number, items: CartLine[], body: Record<string, unknown> = {}) {
     const carts = await Promise.all(Array.from({ length: n }, () => dbCart(items)));
     return concurrently(n, (i) => checkout(carts[i], body));
   }

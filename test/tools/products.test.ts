@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey } from '../../src/auth/key-format.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createProduct, productInput } from '../helpers/factories.ts';
+import { createCategory, createProduct, productInput } from '../helpers/factories.ts';
 import { catalogWriteAssertions } from '../helpers/catalog-writes.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
@@ -54,9 +54,7 @@ describe('products.search', () => {
   // Fixture products live in their own categories and carry the slug prefix "sx-", so assertions hold however many
   // products the other tests of this file create.
   beforeAll(async () => {
-    for (const c of [{ slug: 'sx-cat', name: 'Search fixture' }, { slug: 'sx-other', name: 'Other fixture' }, { slug: 'sx-bulk', name: 'Bulk fixture' }]) {
-      expect((await call('categories.upsert', c)).statusCode).toBe(200);
-    }
+    for (const [slug, name] of [['sx-cat', 'Search fixture'], ['sx-other', 'Other fixture'], ['sx-bulk', 'Bulk fixture']]) await createCategory(t, key, slug, { name });
     const fixture = [
       { slug: 'sx-aviator', name: 'Aviator Gold', brand: 'Nordlys', description: 'Pilot frame with polarised lenses.', priceDkk: 100_000, stock: 5, featured: true, frameColor: 'gold', lensColor: 'green', images: ['https://img.example.com/a1.jpg', 'https://img.example.com/a2.jpg'], categorySlug: 'sx-cat' },
       { slug: 'sx-wayfarer', name: 'Wayfarer Black', brand: 'Havblik', description: 'Timeless frame with 100% UV protection.', priceDkk: 50_000, stock: 0, featured: false, frameColor: 'black', lensColor: 'grey', categorySlug: 'sx-cat' },
@@ -388,8 +386,8 @@ describe('products.create', () => {
   });
 
   it('assigns the category by categoryId or categorySlug; they must agree; unknown ones are 404', async () => {
-    const a = (await call('categories.upsert', { slug: 'assign-a', name: 'Assign A' })).json().result;
-    const b = (await call('categories.upsert', { slug: 'assign-b', name: 'Assign B' })).json().result;
+    const a = await createCategory(t, key, 'assign-a');
+    const b = await createCategory(t, key, 'assign-b');
     const byId = await create({ categoryId: a.id });
     const bySlug = await create({ categorySlug: 'assign-b' });
     const both = await create({ categoryId: b.id, categorySlug: 'assign-b' });
