@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey } from '../../src/auth/key-format.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { catalogWriteAssertions } from '../helpers/catalog-writes.ts';
 import { createProduct } from '../helpers/factories.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
@@ -39,17 +40,10 @@ async function entryOf(tool: string, entityId: string): Promise<Entry> {
   return entries[0];
 }
 const revert = (auditId: string, extra: Record<string, unknown> = {}) => call('audit.revert', { auditId, confirm: true, ...extra });
-const snapshot = async () => ({
-  products: await t.db.product.findMany({ orderBy: { id: 'asc' } }),
-  categories: await t.db.category.findMany({ orderBy: { id: 'asc' } }),
-  audit: await t.db.auditEntry.count(),
-});
-async function expectRefused(body: unknown, status: number, code: string) {
-  const before = await snapshot();
-  const problem = expectProblem(await call('audit.revert', body), status, code);
-  expect(await snapshot()).toEqual(before);
-  return problem;
-}
+const writes = catalogWriteAssertions(() => t.db, call, 'product', () => keyId);
+const { snapshot } = writes;
+/** audit.revert must fail with this status and code and leave products, categories and the audit log as they were. */
+const expectRefused = (body: unknown, status: number, code: string) => writes.expectRefused('audit.revert', body, status, code);
 
 let seq = 0;
 const createAuditedProduct = (over: Record<string, unknown> = {}) =>
