@@ -34,6 +34,14 @@ describe('docs/contract.md', () => {
   });
 });
 
+describe('docs/robustness.md', () => {
+  it('has exactly the rows test/hardening/rows.test.ts names its tests after', () => {
+    const documented = [...read('docs/robustness.md').matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
+    const tested = new Set([...read('test/hardening/rows.test.ts').matchAll(/\bit(?:\.skip|\.todo)?\(['`]row (\d+)\b/g)].map((m) => Number(m[1])));
+    expect(documented).toEqual([...tested].sort((a, b) => a - b));
+  });
+});
+
 describe('pointers into docs/', () => {
   it('every docs/<file>.md named in src, test, scripts, bench, docs and the README exists', () => {
     const docs = new Set(readdirSync(join(root, 'docs')));
