@@ -19,6 +19,7 @@ const ConfigSchema = z.object({
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   ALLOWED_ORIGINS: z.string().default(''),
   TOOL_CONTRACTS: z.enum(['log', 'strict']).default('log'),
+  MCP_STATE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
 });
 
 export type Config = Readonly<{
@@ -39,6 +40,8 @@ export type Config = Readonly<{
    * and answers as usual; `strict` (the test suite and the fuzzer) answers 500 so the gap cannot go unnoticed.
    */
   toolContracts: 'log' | 'strict';
+  /** Seals MCP requestState (approval rounds); the same on every instance. Unset: generated once, kept in the database. */
+  mcpStateSecret: string | undefined;
 }>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -66,5 +69,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     allowedOrigins: Object.freeze(e.ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean)),
     toolContracts: e.TOOL_CONTRACTS,
+    mcpStateSecret: e.MCP_STATE_SECRET,
   });
 }
