@@ -30,8 +30,11 @@ const LEGACY_PROTOCOL_VERSIONS = SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v >= 
 /** Every revision /api/mcp answers, newest first: what server/discover, the card and -32022 errors list. */
 export const MCP_PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...LEGACY_PROTOCOL_VERSIONS];
 
-/** What server/discover, initialize and the server card advertise. */
-export const SERVER_CAPABILITIES = { tools: { listChanged: false } };
+/**
+ * What server/discover, initialize and the server card advertise. `logging`: a client may set a level (2025 era:
+ * logging/setLevel; 2026-07-28: per request in `_meta`); the server sends log notifications only when asked.
+ */
+export const SERVER_CAPABILITIES = { tools: { listChanged: false }, logging: {} };
 
 /** The tool list only changes with a deployment; clients may reuse it this long. */
 const LIST_TTL_MS = 300_000;

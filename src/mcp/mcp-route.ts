@@ -88,20 +88,12 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
     }
   }
 
-  // Origin first (a hostile page gets nothing, not even a key lookup), then the protocol version, then auth.
+  // Origin first (a hostile page gets nothing, not even a key lookup), then auth; the protocol version once the
+  // body is read.
   const onRequest = [
     async (req: FastifyRequest, reply: FastifyReply) => {
       if (req.headers.origin !== undefined && !isAllowedOrigin(req.headers.origin, req, allowedOrigins)) {
         return reply.code(403).send(jsonRpcError(-32000, 'Forbidden origin'));
-      }
-    },
-    async (req: FastifyRequest, reply: FastifyReply) => {
-      const version = req.headers['mcp-protocol-version'];
-      if (version !== undefined && (typeof version !== 'string' || !MCP_PROTOCOL_VERSIONS.includes(version))) {
-        const requested = String(version);
-        return reply
-          .code(400)
-          .send(jsonRpcError(ProtocolErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${requested}`, { supported: MCP_PROTOCOL_VERSIONS, requested }));
       }
     },
     guardWithResourceMetadata,
@@ -121,6 +113,13 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
     };
     let response: Response;
     if (await isLegacyRequest(request, body)) {
+      const version = req.headers['mcp-protocol-version'];
+      if (version !== undefined && (typeof version !== 'string' || !MCP_PROTOCOL_VERSIONS.includes(version))) {
+        // The modern path answers this itself, listing the revisions server/discover names.
+        const requested = String(version);
+        const error = { code: ProtocolErrorCode.UnsupportedProtocolVersion, message: `Unsupported protocol version: ${requested}`, data: { supported: MCP_PROTOCOL_VERSIONS, requested } };
+        return reply.code(400).send({ jsonrpc: '2.0', error, id: requestIdOf(body) });
+      }
       response = await serveLegacy(request, body, scope);
     } else {
       scopes.set(request, scope);
@@ -176,8 +175,13 @@ function schemaStyleOf(req: FastifyRequest): 'shared' | 'inline' {
   return typeof version === 'string' && (version === MODERN_PROTOCOL_VERSION || version >= SHARED_SCHEMA_FROM) ? 'shared' : 'inline';
 }
 
-function jsonRpcError(code: number, message: string, data?: unknown) {
-  return { jsonrpc: '2.0', error: { code, message, ...(data === undefined ? {} : { data }) }, id: null };
+function jsonRpcError(code: number, message: string) {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+/** The id an error answer echoes: the request's, when the body is one request with a usable id. */
+function requestIdOf(body: unknown): string | number | null {
+  return isObject(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
 }
 
 /** The origins of ALLOWED_ORIGINS and PUBLIC_BASE_URL, normalised once per app. */
