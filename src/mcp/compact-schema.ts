@@ -13,7 +13,8 @@ const SCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
 const SCHEMA_MAPS = ['properties', '$defs'] as const;
 const SCHEMA_VALUES = ['items', 'additionalProperties', 'not'] as const;
 
-/** Output schemas describe what the server sends; constraints there only tell an agent what it cannot change. */
+/** Output schemas describe what the server sends: constraints there only tell an agent what it cannot change, and
+ * nullable fields say so in their type. */
 const OUTPUT_ONLY_NOISE = ['required', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'additionalProperties'];
 
 const isSchema = (value: Json | undefined): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -61,8 +62,8 @@ function mergeNullable(schema: Schema): Schema {
 }
 
 /** Drops what says nothing: `$schema`, `minLength: 0`, the safe-integer bounds zod writes on every integer, the
- * regex zod writes next to a `format` that already names it, empty defaults, `type` beside `const`; on output,
- * constraints. */
+ * regex zod writes next to a `format` that already names it, empty defaults, empty object keywords, `type` beside
+ * `const`; on output, constraints and `required` (below the root). */
 function prune(schema: Schema, io: 'input' | 'output'): Schema {
   const out = mergeNullable(mapSubschemas(schema, (sub) => prune(sub, io)));
   delete out.$schema;
@@ -72,6 +73,8 @@ function prune(schema: Schema, io: 'input' | 'output'): Schema {
   if (out.maximum === SAFE_INTEGER) delete out.maximum;
   if (typeof out.format === 'string') delete out.pattern;
   if ('default' in out && isEmptyDefault(out.default)) delete out.default;
+  // An empty `properties`, or `additionalProperties: {}` (anything goes), is what an object schema says anyway.
+  for (const key of ['properties', 'additionalProperties']) if (isSchema(out[key]) && Object.keys(out[key]).length === 0) delete out[key];
   if (io === 'output') for (const key of OUTPUT_ONLY_NOISE) if (!isSchema(out[key])) delete out[key];
   return out;
 }
@@ -169,11 +172,26 @@ function uniqueName(hint: string, taken: Schema): string {
 /** Root, `result`, the fields of `result`. */
 const OUTPUT_DEPTH = 2;
 
+/**
+ * A result whose field list is longer than this (in JSON characters; about 100 tokens) is listed by its type
+ * alone: an entity with forty fields costs hundreds of tokens in every tools/list and tells an agent nothing it
+ * needs before the call; the call's structuredContent shows them, and the full schema stays available.
+ */
+const RESULT_FIELDS_BUDGET = 400;
+
+/** The output schema tools/list shows: down to the fields of `result` when they are few, else to `result`. */
+function listedOutput(schema: Schema): Schema {
+  const fields = limitDepth(schema, OUTPUT_DEPTH);
+  const result = isSchema(fields.properties) ? fields.properties.result : undefined;
+  return JSON.stringify(prune(isSchema(result) ? result : {}, 'output')).length > RESULT_FIELDS_BUDGET ? limitDepth(schema, OUTPUT_DEPTH - 1) : fields;
+}
+
 export type SchemaStyle = 'shared' | 'inline';
 
 /**
  * The compact form of one tool's input or output JSON Schema. `fieldsOnly` cuts an output schema below the fields
- * of `result` (tools/list); without it the whole structure stays (the discovery toolset's schema tool).
+ * of `result`, or at `result` when they are many (tools/list); without it the whole structure stays (the
+ * discovery toolset's schema tool).
  */
 export function compactSchema(
   schema: Record<string, unknown>,
@@ -181,6 +199,6 @@ export function compactSchema(
   style: SchemaStyle,
   fieldsOnly = io === 'output',
 ): Record<string, unknown> {
-  const pruned = pruneRoot(fieldsOnly ? limitDepth(schema as Schema, OUTPUT_DEPTH) : (schema as Schema), io);
+  const pruned = pruneRoot(fieldsOnly ? listedOutput(schema as Schema) : (schema as Schema), io);
   return style === 'shared' ? shareRepeats(pruned) : pruned;
 }

@@ -4,6 +4,7 @@ import type { Principal, Tool } from '../registry/define-tool.ts';
 import { deprecationNotice } from '../registry/deprecation-notice.ts';
 import { resultEnvelope } from '../registry/result-envelope.ts';
 import { compactSchema, type SchemaStyle } from './compact-schema.ts';
+import { isObject } from './is-object.ts';
 
 export type { SchemaStyle };
 
@@ -51,18 +52,20 @@ function catalogEntry(tool: Tool): McpCatalogEntry {
   };
 }
 
-/** A dry run's `changes` items; what each field means is said once, in the server instructions. */
-const TERSE_CHANGE = z.object({ entityType: z.string(), entityId: z.string(), before: z.unknown(), after: z.unknown() });
+/** A dry run's `changes` items: their fields are described once, in the server instructions. */
+const TERSE_CHANGE = z.looseObject({});
 
 /**
  * The fields every write tool shares (dryRun, confirm, and the dry-run result fields) are explained once in the
  * server instructions rather than in each of thirty schemas.
  */
 function withoutSharedNotes(schema: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
-  const properties = { ...(schema.properties as Record<string, Record<string, unknown>>) };
+  if (!isObject(schema.properties)) return schema;
+  const properties = { ...schema.properties };
   for (const field of fields) {
-    if (properties[field]) {
-      const { description: _said, ...rest } = properties[field];
+    const property = properties[field];
+    if (isObject(property)) {
+      const { description: _said, ...rest } = property;
       properties[field] = rest;
     }
   }
