@@ -78,10 +78,10 @@ function rawPost(headers: Record<string, string>, body: unknown = { jsonrpc: '2.
 }
 
 /** A 2026-07-28 request as a client builds it: the envelope in `_meta`, the standard headers. */
-function modernPost(method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+function modernPost(method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}, version = MODERN_PROTOCOL_VERSION) {
   const name: Record<string, string> = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
   return rawPost(
-    { 'mcp-protocol-version': MODERN_PROTOCOL_VERSION, 'mcp-method': method, ...name, ...headers },
+    { 'mcp-protocol-version': version, 'mcp-method': method, ...name, ...headers },
     {
       jsonrpc: '2.0',
       id: 1,
@@ -89,7 +89,7 @@ function modernPost(method: string, params: Record<string, unknown> = {}, header
       params: {
         ...params,
         _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
+          'io.modelcontextprotocol/protocolVersion': version,
           'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
           'io.modelcontextprotocol/clientCapabilities': {},
         },
@@ -236,12 +236,16 @@ describe('2026-07-28 on the wire', () => {
     expect((await jsonOf(name)).error.code).toBe(-32020);
   });
 
-  it('refuses an unsupported version with HTTP 400, -32022 and the supported list', async () => {
-    for (const res of [await rawPost({ 'mcp-protocol-version': '1999-01-01' }), await modernPost('tools/list', {}, { 'mcp-protocol-version': '2099-01-01' })]) {
+  it('refuses an unsupported version with HTTP 400, -32022, the supported list and the request’s id', async () => {
+    // A 2025-era request names every revision served; a 2026-07-28 one those server/discover names.
+    const legacy = await rawPost({ 'mcp-protocol-version': '1999-01-01' });
+    const modern = await modernPost('tools/list', {}, {}, '2099-01-01');
+    for (const [res, supported] of [[legacy, MCP_PROTOCOL_VERSIONS], [modern, [MODERN_PROTOCOL_VERSION]]] as const) {
       expect(res.status).toBe(400);
-      const { error } = await jsonOf(res);
-      expect(error.code).toBe(-32022);
-      expect(error.data).toMatchObject({ supported: expect.arrayContaining([MODERN_PROTOCOL_VERSION, '2025-11-25']) });
+      const reply = await jsonOf<JsonRpcReply & { id: unknown }>(res);
+      expect(reply.id).toBe(1);
+      expect(reply.error.code).toBe(-32022);
+      expect(reply.error.data).toMatchObject({ supported });
     }
   });
 
