@@ -11,7 +11,7 @@ import type { createRequestGuard } from '../http/request-guard.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import type { InvokeDeps } from '../registry/invoke-tool.ts';
 import { createApprovalCodec, type ApprovalCodec } from './approval.ts';
-import { createMcpServer, MCP_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION, type McpRequestScope } from './create-mcp-server.ts';
+import { createMcpServer, MCP_PROTOCOL_VERSIONS, type McpRequestScope } from './create-mcp-server.ts';
 import { buildMcpCatalogDocument, buildProtectedResourceMetadata, buildServerCard, SERVER_CARD_TYPE } from './server-card.ts';
 import { isObject } from './is-object.ts';
 import { mcpStateSecret } from './state-secret.ts';
@@ -172,7 +172,8 @@ function liftNonObjectArguments(body: unknown): { body: unknown; nonObjectArgume
 /** `$defs`/`$ref` for 2026-07-28 and 2025-11-25 clients; inlined schemas for older ones (and for initialize). */
 function schemaStyleOf(req: FastifyRequest): 'shared' | 'inline' {
   const version = req.headers['mcp-protocol-version'];
-  return typeof version === 'string' && (version === MODERN_PROTOCOL_VERSION || version >= SHARED_SCHEMA_FROM) ? 'shared' : 'inline';
+  // Revision names are dates: later revisions sort after 2025-11-25.
+  return typeof version === 'string' && version >= SHARED_SCHEMA_FROM ? 'shared' : 'inline';
 }
 
 function jsonRpcError(code: number, message: string) {
