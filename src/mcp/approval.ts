@@ -39,8 +39,23 @@ export type ApprovalCodec = RequestStateCodec<ApprovalState>;
 const APPROVAL_TTL_SECONDS = 300;
 const QUESTION = 'approval';
 
-export function createApprovalCodec(secret: string): ApprovalCodec {
-  return createRequestStateCodec<ApprovalState>({ key: secret, ttlSeconds: APPROVAL_TTL_SECONDS });
+/**
+ * The codec, created on first use: its secret may come from the database, and no call but an approval round (or
+ * its answer) should wait for that. A failed read is retried by the next use.
+ */
+export function lazyApprovalCodec(secret: () => Promise<string>): ApprovalCodec {
+  let codec: Promise<ApprovalCodec> | undefined;
+  const ready = () =>
+    (codec ??= secret()
+      .then((key) => createRequestStateCodec<ApprovalState>({ key, ttlSeconds: APPROVAL_TTL_SECONDS }))
+      .catch((err: unknown) => {
+        codec = undefined;
+        throw err;
+      }));
+  return {
+    mint: async (payload, ctx) => (await ready()).mint(payload, ctx),
+    verify: async (state, ctx) => (await ready()).verify(state, ctx),
+  };
 }
 
 /** The part of the request's declared client capabilities that says whether it can show a form. */

@@ -10,7 +10,7 @@ import { problemInstance } from '../http/problem.ts';
 import type { createRequestGuard } from '../http/request-guard.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import type { InvokeDeps } from '../registry/invoke-tool.ts';
-import { createApprovalCodec, type ApprovalCodec } from './approval.ts';
+import { lazyApprovalCodec } from './approval.ts';
 import { createMcpServer, MCP_PROTOCOL_VERSIONS, type McpRequestScope } from './create-mcp-server.ts';
 import { buildMcpCatalogDocument, buildProtectedResourceMetadata, buildServerCard, SERVER_CARD_TYPE } from './server-card.ts';
 import { isObject } from './is-object.ts';
@@ -40,17 +40,14 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
   // Built on first use, not in buildApp: converting every schema takes ~0.5 s cold, which every test app would pay.
   let catalog: McpCatalog | undefined;
   const getCatalog = () => (catalog ??= buildMcpCatalog(opts.tools));
-  let approvals: Promise<ApprovalCodec> | undefined;
-  const getApprovals = () => (approvals ??= mcpStateSecret(config, deps.db).then(createApprovalCodec));
-
-  const serverFor = async (scope: McpRequestScope, era: 'legacy' | 'modern') =>
-    createMcpServer({ invoke: deps, catalog: getCatalog(), approvals: await getApprovals() }, scope, era);
+  const approvals = lazyApprovalCodec(() => mcpStateSecret(config, deps.db));
+  const serverFor = (scope: McpRequestScope, era: 'legacy' | 'modern') => createMcpServer({ invoke: deps, catalog: getCatalog(), approvals }, scope, era);
 
   // 2026-07-28: the SDK's handler builds the server per request from its web Request; this is how it finds the
   // Fastify request's scope.
   const scopes = new WeakMap<Request, McpRequestScope>();
   const modern = createMcpHandler(
-    async ({ requestInfo }) => {
+    ({ requestInfo }) => {
       const scope = requestInfo && scopes.get(requestInfo);
       if (!scope) throw new Error('MCP request without its request scope');
       return serverFor(scope, 'modern');
@@ -64,7 +61,7 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
    * fallback always streams SSE, which costs a stream per call and buys nothing when there is nothing to stream).
    */
   async function serveLegacy(request: Request, parsedBody: unknown, scope: McpRequestScope): Promise<Response> {
-    const server = await serverFor(scope, 'legacy');
+    const server = serverFor(scope, 'legacy');
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
