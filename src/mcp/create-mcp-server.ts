@@ -27,6 +27,9 @@ export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 /** The 2025-era revisions served: those with the Streamable HTTP transport (introduced in 2025-03-26). */
 const LEGACY_PROTOCOL_VERSIONS = SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v >= '2025-03-26');
 
+/** The newest 2025-era revision; revision names are dates, so later ones sort after it. */
+export const LATEST_LEGACY_VERSION = LEGACY_PROTOCOL_VERSIONS.reduce((a, b) => (a > b ? a : b));
+
 /** Every revision /api/mcp answers, newest first: what server/discover, the card and -32022 errors list. */
 export const MCP_PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...LEGACY_PROTOCOL_VERSIONS];
 

@@ -1,6 +1,12 @@
 import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createMcpHandler, isLegacyRequest, ProtocolErrorCode, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { baseUrlOf } from '../http/base-url.ts';
@@ -11,7 +17,7 @@ import type { createRequestGuard } from '../http/request-guard.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import type { InvokeDeps } from '../registry/invoke-tool.ts';
 import { lazyApprovalCodec } from './approval.ts';
-import { createMcpServer, MCP_PROTOCOL_VERSIONS, type McpRequestScope } from './create-mcp-server.ts';
+import { createMcpServer, LATEST_LEGACY_VERSION, MCP_PROTOCOL_VERSIONS, type McpRequestScope } from './create-mcp-server.ts';
 import { buildMcpCatalogDocument, buildProtectedResourceMetadata, buildServerCard, SERVER_CARD_TYPE } from './server-card.ts';
 import { isObject } from './is-object.ts';
 import { mcpStateSecret } from './state-secret.ts';
@@ -61,14 +67,11 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
    * fallback always streams SSE, which costs a stream per call and buys nothing when there is nothing to stream).
    */
   async function serveLegacy(request: Request, parsedBody: unknown, scope: McpRequestScope): Promise<Response> {
-    const server = serverFor(scope, 'legacy');
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(request, { parsedBody });
-    } finally {
-      void server.close().catch(() => {});
-    }
+    await serverFor(scope, 'legacy').connect(transport);
+    // Not closed afterwards: in JSON mode nothing is pending once the response exists, and closing builds an
+    // error (with its stack trace) per call only to reject requests that cannot be pending.
+    return transport.handleRequest(request, { parsedBody });
   }
 
   /** The guard's 401 plus the RFC 9728 pointer MCP clients follow to learn how to authenticate. */
@@ -109,7 +112,7 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
       nonObjectArguments,
     };
     let response: Response;
-    if (await isLegacyRequest(request, body)) {
+    if (!(await isModernRequest(req, request, body))) {
       const version = req.headers['mcp-protocol-version'];
       if (version !== undefined && (typeof version !== 'string' || !MCP_PROTOCOL_VERSIONS.includes(version))) {
         // The modern path answers this itself, listing the revisions server/discover names.
@@ -164,6 +167,21 @@ function liftNonObjectArguments(body: unknown): { body: unknown; nonObjectArgume
   const { arguments: value, ...params } = body.params;
   if (isObject(value)) return { body };
   return { body: { ...body, params }, nonObjectArguments: { value } };
+}
+
+/**
+ * Whether the SDK's handler for 2026-07-28 answers this request. By the SDK's own rule (isLegacyRequest), a body
+ * with the per-request `_meta` protocol version is modern and a request with no claim at all (no such `_meta`, no
+ * MCP-Protocol-Version after the 2025 revisions) is 2025-era; the SDK's classification, a few hundred µs per call,
+ * is asked only about the rest (a modern header without the envelope, which its modern path refuses).
+ */
+async function isModernRequest(req: FastifyRequest, request: Request, body: unknown): Promise<boolean> {
+  const claimed = (Array.isArray(body) ? body : [body]).some(
+    (message) => isObject(message) && isObject(message.params) && isObject(message.params._meta) && PROTOCOL_VERSION_META_KEY in message.params._meta,
+  );
+  if (claimed) return true;
+  const version = req.headers['mcp-protocol-version'];
+  return typeof version === 'string' && version > LATEST_LEGACY_VERSION && !(await isLegacyRequest(request, body));
 }
 
 /** `$defs`/`$ref` for 2026-07-28 and 2025-11-25 clients; inlined schemas for older ones (and for initialize). */
