@@ -3,7 +3,7 @@
 // the same path as HTTP (scope, validation, confirm, dryRun, audit), failures as isError results with problem JSON,
 // human approval of destructive calls, and the transport's guards.
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseKey } from '../../src/auth/key-format.ts';
 import { MCP_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from '../../src/mcp/create-mcp-server.ts';
 import { SCOPES } from '../../src/registry/scopes.ts';
@@ -343,6 +343,19 @@ describe('human approval of destructive calls (2026-07-28)', () => {
       const reply = await withElicitation(key, 'tampered', flipped);
       expect(reply.error.code).toBe(-32602);
       expect(await live('tampered')).not.toBeNull();
+    });
+
+    it('expired (older than 5 minutes)', async () => {
+      const { key, state } = await firstRound('expired');
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        vi.setSystemTime(Date.now() + 5 * 60_000 + 1_000);
+        const reply = await withElicitation(key, 'expired', state);
+        expect(reply.error.code).toBe(-32602);
+      } finally {
+        vi.useRealTimers();
+      }
+      expect(await live('expired')).not.toBeNull();
     });
 
     it('another key', async () => {
