@@ -49,8 +49,8 @@ const INSTRUCTIONS =
   '[{entityType, entityId, before, after}] (before null: created; after null: deleted). Destructive tools need ' +
   '"confirm": true, or on protocol 2026-07-28 ask the person at the client to approve a preview of the change. ' +
   'Send _meta.idempotencyKey on a write to make retries safe. Failed calls return isError with RFC 9457 problem ' +
-  'JSON (code, detail, resolution). Amounts are integers in øre. Output schemas describe the result down to its ' +
-  'fields; the full schema of a tool is in /openapi.json.';
+  'JSON (code, detail, resolution). Amounts are integers in øre. Output schemas show a result\'s fields when they ' +
+  'are few; every tool\'s full schema is in /openapi.json.';
 
 // One validator for every per-request Server (each would otherwise build its own Ajv).
 const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
