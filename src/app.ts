@@ -12,6 +12,7 @@ import { registerToolRoutes } from './http/tool-routes.ts';
 import { registerDiscoveryRoutes } from './http/discovery-routes.ts';
 import { PATHS } from './http/paths.ts';
 import { registerMcp } from './mcp/mcp-route.ts';
+import { ALLOW_PRIVATE_WARNING } from './outbound/service-client.ts';
 import type { Tool } from './registry/define-tool.ts';
 import { TOOLS } from './tools/index.ts';
 
@@ -52,6 +53,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     if (req.rateLimits?.length) reply.headers(rateLimitHeaders(req.rateLimits));
     return payload;
   });
+
+  if (config.outbound.allowPrivate) app.log.warn(ALLOW_PRIVATE_WARNING);
 
   app.setErrorHandler((err, req, reply) => sendProblem(req, reply, err));
   app.setNotFoundHandler((req, reply) => sendProblem(req, reply, new AppError('not_found', `Nothing at ${req.method} ${req.url.split('?')[0]}.`)));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseDenyList } from './outbound/address-policy.ts';
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -20,6 +21,16 @@ const ConfigSchema = z.object({
   ALLOWED_ORIGINS: z.string().default(''),
   TOOL_CONTRACTS: z.enum(['log', 'strict']).default('log'),
   MCP_STATE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  OUTBOUND_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
+  OUTBOUND_DENY_LIST: z.string().default('').transform((list, ctx) => {
+    const entries = list.split(',').map((s) => s.trim()).filter(Boolean);
+    try {
+      parseDenyList(entries);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+    }
+    return entries;
+  }),
 });
 
 export type Config = Readonly<{
@@ -42,6 +53,8 @@ export type Config = Readonly<{
   toolContracts: 'log' | 'strict';
   /** Seals MCP requestState (approval rounds); the same on every instance. Unset: generated once, kept in the database. */
   mcpStateSecret: string | undefined;
+  /** The safe outbound HTTP client's address rules (src/outbound). */
+  outbound: Readonly<{ allowPrivate: boolean; denyList: readonly string[] }>;
 }>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -51,6 +64,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration: ${fields}`);
   }
   const e = parsed.data;
+  if (e.OUTBOUND_ALLOW_PRIVATE === '1' && e.NODE_ENV === 'production') {
+    throw new Error('Invalid configuration: OUTBOUND_ALLOW_PRIVATE: must not be 1 when NODE_ENV=production (it lets outbound calls reach private networks)');
+  }
   return Object.freeze({
     host: e.HOST,
     port: e.PORT,
@@ -70,5 +86,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedOrigins: Object.freeze(e.ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean)),
     toolContracts: e.TOOL_CONTRACTS,
     mcpStateSecret: e.MCP_STATE_SECRET,
+    outbound: Object.freeze({ allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === '1', denyList: Object.freeze(e.OUTBOUND_DENY_LIST) }),
   });
 }
