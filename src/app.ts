@@ -13,6 +13,7 @@ import { registerDiscoveryRoutes } from './http/discovery-routes.ts';
 import { PATHS } from './http/paths.ts';
 import { registerMcp } from './mcp/mcp-route.ts';
 import { ALLOW_PRIVATE_WARNING } from './outbound/service-client.ts';
+import { setUpImageSearch } from './services/images/index.ts';
 import type { Tool } from './registry/define-tool.ts';
 import { TOOLS } from './tools/index.ts';
 
@@ -55,6 +56,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
 
   if (config.outbound.allowPrivate) app.log.warn(ALLOW_PRIVATE_WARNING);
+  setUpImageSearch(config, { redis: deps.redis, onCacheError: (err) => app.log.warn({ err }, 'image search cache unavailable') });
 
   app.setErrorHandler((err, req, reply) => sendProblem(req, reply, err));
   app.setNotFoundHandler((req, reply) => sendProblem(req, reply, new AppError('not_found', `Nothing at ${req.method} ${req.url.split('?')[0]}.`)));

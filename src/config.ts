@@ -3,6 +3,9 @@ import { parseDenyList } from './outbound/address-policy.ts';
 
 const positiveInt = z.coerce.number().int().positive();
 
+export const IMAGE_PROVIDERS = ['openverse', 'unsplash', 'pexels'] as const;
+export type ImageProviderName = (typeof IMAGE_PROVIDERS)[number];
+
 // The only reader of process.env: everything else receives a frozen Config.
 const ConfigSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -22,6 +25,12 @@ const ConfigSchema = z.object({
   TOOL_CONTRACTS: z.enum(['log', 'strict']).default('log'),
   MCP_STATE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   OUTBOUND_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
+  IMAGES_PROVIDER: z.enum(IMAGE_PROVIDERS).default('openverse'),
+  OPENVERSE_API_URL: z.url().default('https://api.openverse.org'),
+  UNSPLASH_API_URL: z.url().default('https://api.unsplash.com'),
+  UNSPLASH_ACCESS_KEY: z.string().min(1).optional(),
+  PEXELS_API_URL: z.url().default('https://api.pexels.com'),
+  PEXELS_API_KEY: z.string().min(1).optional(),
   OUTBOUND_DENY_LIST: z.string().default('').transform((list, ctx) => {
     const entries = list.split(',').map((s) => s.trim()).filter(Boolean);
     try {
@@ -55,6 +64,13 @@ export type Config = Readonly<{
   mcpStateSecret: string | undefined;
   /** The safe outbound HTTP client's address rules (src/outbound). */
   outbound: Readonly<{ allowPrivate: boolean; denyList: readonly string[] }>;
+  /** The stock photo provider images.search_stock asks, and each provider's base URL and key (docs/images.md). */
+  images: Readonly<{
+    provider: ImageProviderName;
+    openverse: Readonly<{ baseUrl: string }>;
+    unsplash: Readonly<{ baseUrl: string; accessKey: string | undefined }>;
+    pexels: Readonly<{ baseUrl: string; apiKey: string | undefined }>;
+  }>;
 }>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -64,9 +80,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration: ${fields}`);
   }
   const e = parsed.data;
-  if (e.OUTBOUND_ALLOW_PRIVATE === '1' && e.NODE_ENV === 'production') {
-    throw new Error('Invalid configuration: OUTBOUND_ALLOW_PRIVATE: must not be 1 when NODE_ENV=production (it lets outbound calls reach private networks)');
-  }
+  const problems = crossFieldProblems(e);
+  if (problems.length > 0) throw new Error(`Invalid configuration: ${problems.join('; ')}`);
   return Object.freeze({
     host: e.HOST,
     port: e.PORT,
@@ -87,5 +102,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     toolContracts: e.TOOL_CONTRACTS,
     mcpStateSecret: e.MCP_STATE_SECRET,
     outbound: Object.freeze({ allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === '1', denyList: Object.freeze(e.OUTBOUND_DENY_LIST) }),
+    images: Object.freeze({
+      provider: e.IMAGES_PROVIDER,
+      openverse: Object.freeze({ baseUrl: e.OPENVERSE_API_URL.replace(/\/+$/, '') }),
+      unsplash: Object.freeze({ baseUrl: e.UNSPLASH_API_URL.replace(/\/+$/, ''), accessKey: e.UNSPLASH_ACCESS_KEY }),
+      pexels: Object.freeze({ baseUrl: e.PEXELS_API_URL.replace(/\/+$/, ''), apiKey: e.PEXELS_API_KEY }),
+    }),
   });
+}
+
+/** Rules between settings, reported together with the setting each one is about. */
+function crossFieldProblems(e: z.infer<typeof ConfigSchema>): string[] {
+  const problems: string[] = [];
+  const allowPrivate = e.OUTBOUND_ALLOW_PRIVATE === '1';
+  if (allowPrivate && e.NODE_ENV === 'production') {
+    problems.push('OUTBOUND_ALLOW_PRIVATE: must not be 1 when NODE_ENV=production (it lets outbound calls reach private networks)');
+  }
+  for (const name of ['OPENVERSE_API_URL', 'UNSPLASH_API_URL', 'PEXELS_API_URL'] as const) {
+    if (!e[name].startsWith('https://') && !(allowPrivate && e[name].startsWith('http://'))) {
+      problems.push(`${name}: must be an https URL (plain http only with OUTBOUND_ALLOW_PRIVATE=1)`);
+    }
+  }
+  if (e.IMAGES_PROVIDER === 'unsplash' && !e.UNSPLASH_ACCESS_KEY) problems.push('UNSPLASH_ACCESS_KEY: required when IMAGES_PROVIDER=unsplash');
+  if (e.IMAGES_PROVIDER === 'pexels' && !e.PEXELS_API_KEY) problems.push('PEXELS_API_KEY: required when IMAGES_PROVIDER=pexels');
+  return problems;
 }

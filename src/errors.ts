@@ -43,13 +43,16 @@ export class AppError extends Error {
   readonly status: number;
   /** Extra response headers (WWW-Authenticate, Retry-After …). */
   readonly headers: Readonly<Record<string, string>>;
+  /** Replaces the code's usual resolution when this case needs a different next step (e.g. which setting to fix). */
+  readonly resolution: string | undefined;
 
-  constructor(code: ProblemCode, detail: string, headers: Record<string, string> = {}) {
+  constructor(code: ProblemCode, detail: string, headers: Record<string, string> = {}, resolution?: string) {
     super(detail);
     this.name = 'AppError';
     this.code = code;
     this.status = PROBLEMS[code].status;
     this.headers = headers;
+    this.resolution = resolution;
   }
 }
 
@@ -83,7 +86,7 @@ export function toProblem(err: unknown, instance: string): Problem {
     detail: known.message,
     instance,
     code: known.code,
-    resolution: def.resolution,
+    resolution: known.resolution ?? def.resolution,
     ok: false,
     error: known.message,
   };

@@ -6,6 +6,7 @@ import { categoryTools } from './categories.ts';
 import { customerTools } from './customers.ts';
 import { discountTools } from './discounts.ts';
 import { featureTools } from './features.ts';
+import { imageTools } from './images.ts';
 import { orderTools } from './orders.ts';
 import { pageTools } from './pages.ts';
 import { productTools } from './products.ts';
@@ -15,7 +16,7 @@ import { siteTools } from './site.ts';
 
 const domainTools: readonly Tool[] = [
   ...productTools, ...categoryTools, ...pageTools, ...serviceTools, ...siteTools, ...orderTools, ...discountTools, ...cartTools,
-  ...customerTools, ...analyticsTools, ...settingsTools, ...featureTools,
+  ...customerTools, ...analyticsTools, ...imageTools, ...settingsTools, ...featureTools,
 ];
 
 /**

@@ -26,7 +26,8 @@ describe('tool registry', () => {
     for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
       expect(typeof tool.annotations[hint]).toBe('boolean');
     }
-    expect(tool.annotations.openWorldHint).toBe(false);
+    // Only tools that call an external provider reach beyond the shop's own data.
+    expect(tool.annotations.openWorldHint).toBe(tool.name === 'images.search_stock');
     if (tool.annotations.readOnlyHint) expect(tool.annotations.destructiveHint).toBe(false);
   });
 

@@ -1,0 +1,137 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.ts';
+import { AppError } from '../../errors.ts';
+import { CircuitBreaker } from '../../outbound/circuit-breaker.ts';
+import { OutboundError, type SafeFetch, type SafeResponse } from '../../outbound/safe-fetch.ts';
+import { openverseProvider } from './openverse.ts';
+import { pexelsProvider } from './pexels.ts';
+import type { ImageProvider } from './provider.ts';
+import type { SearchCache } from './search-cache.ts';
+import { StockSearchPage, type StockSearch } from './stock-image.ts';
+import { unsplashProvider } from './unsplash.ts';
+
+export const SEARCH_CACHE_TTL_MS = 10 * 60_000;
+export const BREAKER = { threshold: 5, openMs: 30_000 } as const;
+/** When a provider says "too many requests" without saying for how long. */
+const DEFAULT_RETRY_AFTER_S = 60;
+
+export type ImageSearch = {
+  readonly provider: ImageProvider;
+  search(search: StockSearch, log: FastifyBaseLogger): Promise<StockSearchPage>;
+};
+
+export function providerFor(images: Config['images']): ImageProvider {
+  switch (images.provider) {
+    case 'openverse':
+      return openverseProvider(images.openverse);
+    case 'unsplash':
+      return unsplashProvider(images.unsplash);
+    case 'pexels':
+      return pexelsProvider(images.pexels);
+  }
+}
+
+/**
+ * The provider behind images.search_stock, called through the safe client with a cache in front (a retrying agent
+ * does not spend the shop's quota) and a circuit breaker (a failing provider is not waited on again and again).
+ * Every failure becomes a problem that names the provider but never its URL, key or body, in answers and logs alike.
+ */
+export function createImageSearch(deps: { provider: ImageProvider; fetch: SafeFetch; cache: SearchCache; breaker?: CircuitBreaker }): ImageSearch {
+  const { provider, fetch, cache } = deps;
+  const breaker = deps.breaker ?? new CircuitBreaker(BREAKER);
+
+  return {
+    provider,
+    async search(search, log) {
+      const query = search.query.trim().replace(/\s+/g, ' ');
+      const key = JSON.stringify([provider.name, query.toLowerCase(), search.orientation ?? null, search.page, search.perPage]);
+      const cached = readCached(await cache.get(key));
+      if (cached) return cached;
+
+      const waitMs = breaker.msUntilRetry();
+      if (waitMs > 0) {
+        const seconds = Math.ceil(waitMs / 1000);
+        throw new AppError('service_unavailable', `The image provider ${provider.name} failed ${BREAKER.threshold} times in a row and is paused; retry in ${seconds} s.`, { 'Retry-After': String(seconds) });
+      }
+
+      const request = provider.searchRequest({ ...search, query });
+      const fail = (failure: string, error: AppError): never => {
+        breaker.recordFailure();
+        log.warn({ provider: provider.name, failure }, 'image provider call failed');
+        throw error;
+      };
+      let response: SafeResponse;
+      try {
+        response = await fetch(request.url, { headers: request.headers, trusted: true });
+      } catch (err) {
+        if (!(err instanceof OutboundError)) throw err;
+        return fail(err.kind, outboundProblem(provider, err));
+      }
+
+      if (response.status === 429) {
+        // The provider is healthy, only busy: not a breaker failure, and the caller learns when to come back.
+        log.warn({ provider: provider.name, failure: 'status 429' }, 'image provider rate limit reached');
+        throw new AppError('service_unavailable', `The image provider ${provider.name} is rate limiting the shop's requests; retry later.`, {
+          'Retry-After': String(retryAfterSeconds(response.headers.get('retry-after'))),
+        });
+      }
+      if (response.status === 401 || response.status === 403) {
+        return fail(`status ${response.status}`, keyRefused(provider));
+      }
+      if (response.status < 200 || response.status > 299) {
+        return fail(`status ${response.status}`, new AppError('upstream_error', `The image provider ${provider.name} answered with HTTP ${response.status}.`));
+      }
+      let page: StockSearchPage | null = null;
+      try {
+        page = provider.parseSearch(response.json(), search);
+      } catch (err) {
+        if (!(err instanceof OutboundError)) throw err;
+      }
+      if (!page) return fail('unreadable body', new AppError('upstream_error', `The image provider ${provider.name} answered with a response the service cannot read.`));
+
+      breaker.recordSuccess();
+      await cache.set(key, JSON.stringify(page), SEARCH_CACHE_TTL_MS);
+      return page;
+    },
+  };
+}
+
+/** A cache entry written by an older version, or damaged, is a miss. */
+function readCached(value: string | null): StockSearchPage | null {
+  if (value === null) return null;
+  try {
+    const page = StockSearchPage.safeParse(JSON.parse(value));
+    return page.success ? page.data : null;
+  } catch {
+    return null;
+  }
+}
+
+function keyRefused(provider: ImageProvider): AppError {
+  const setting = provider.keySetting ?? 'the provider settings';
+  return new AppError(
+    'upstream_error',
+    `The image provider ${provider.name} refused the service's credentials.`,
+    {},
+    `The service operator must check the ${setting} setting (a missing, revoked or mistyped key); retrying will not help until then.`,
+  );
+}
+
+function outboundProblem(provider: ImageProvider, err: OutboundError): AppError {
+  switch (err.kind) {
+    case 'timeout':
+      return new AppError('upstream_timeout', `The image provider ${provider.name} did not answer in time.`);
+    case 'too_large':
+      return new AppError('upstream_error', `The image provider ${provider.name} answered with a response larger than the service accepts.`);
+    case 'network':
+      return new AppError('upstream_error', `The image provider ${provider.name} could not be reached.`);
+    default:
+      return new AppError('upstream_error', `The image provider ${provider.name} could not be called (${err.kind}).`);
+  }
+}
+
+/** A Retry-After in delta-seconds, bounded to a sane range; anything else (an HTTP date, garbage) gets the default. */
+function retryAfterSeconds(header: string | null): number {
+  const seconds = header !== null && /^\d+$/.test(header.trim()) ? Number(header) : DEFAULT_RETRY_AFTER_S;
+  return Math.min(Math.max(seconds, 1), 3600);
+}
