@@ -25,6 +25,20 @@ it('never lets OUTBOUND_ALLOW_PRIVATE on in production', () => {
   expect(() => loadConfig({ OUTBOUND_ALLOW_PRIVATE: 'yes' })).toThrow(/OUTBOUND_ALLOW_PRIVATE/);
 });
 
+it('needs the chosen image provider’s key, and https provider URLs unless OUTBOUND_ALLOW_PRIVATE', () => {
+  expect(loadConfig({}).images).toEqual({
+    provider: 'openverse',
+    openverse: { baseUrl: 'https://api.openverse.org' },
+    unsplash: { baseUrl: 'https://api.unsplash.com', accessKey: undefined },
+    pexels: { baseUrl: 'https://api.pexels.com', apiKey: undefined },
+  });
+  expect(() => loadConfig({ IMAGES_PROVIDER: 'unsplash' })).toThrow(/UNSPLASH_ACCESS_KEY: required when IMAGES_PROVIDER=unsplash/);
+  expect(() => loadConfig({ IMAGES_PROVIDER: 'pexels' })).toThrow(/PEXELS_API_KEY: required when IMAGES_PROVIDER=pexels/);
+  expect(() => loadConfig({ IMAGES_PROVIDER: 'flickr' })).toThrow(/IMAGES_PROVIDER/);
+  expect(() => loadConfig({ PEXELS_API_URL: 'http://127.0.0.1:8080' })).toThrow(/PEXELS_API_URL: must be an https URL/);
+  expect(loadConfig({ NODE_ENV: 'test', OUTBOUND_ALLOW_PRIVATE: '1', PEXELS_API_URL: 'http://127.0.0.1:8080/' }).images.pexels.baseUrl).toBe('http://127.0.0.1:8080');
+});
+
 it('warns at start when OUTBOUND_ALLOW_PRIVATE is on', async () => {
   database = await createTestDatabase();
   server = await startServerProcess(['--import', 'tsx', 'src/server.ts'], {
