@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { z } from 'zod';
 import type { Config } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { CircuitBreaker } from '../../outbound/circuit-breaker.ts';
@@ -7,10 +8,12 @@ import { openverseProvider } from './openverse.ts';
 import { pexelsProvider } from './pexels.ts';
 import type { ImageProvider } from './provider.ts';
 import type { SearchCache } from './search-cache.ts';
-import { StockSearchPage, type StockSearch } from './stock-image.ts';
+import { FoundImage, StockSearchPage, type StockSearch } from './stock-image.ts';
 import { unsplashProvider } from './unsplash.ts';
 
 export const SEARCH_CACHE_TTL_MS = 10 * 60_000;
+/** Search results stay attachable (with their licence and author) this long after the search. */
+export const FOUND_IMAGE_TTL_MS = 24 * 60 * 60_000;
 export const BREAKER = { threshold: 5, openMs: 30_000 } as const;
 /** When a provider says "too many requests" without saying for how long. */
 const DEFAULT_RETRY_AFTER_S = 60;
@@ -18,6 +21,10 @@ const DEFAULT_RETRY_AFTER_S = 60;
 export type ImageSearch = {
   readonly provider: ImageProvider;
   search(search: StockSearch, log: FastifyBaseLogger): Promise<StockSearchPage>;
+  /** A photo an earlier search returned (remembered for a day), or null. */
+  find(sourceId: string): Promise<FoundImage | null>;
+  /** Tells the provider the photo is used, where its terms ask for that; a failure is logged, never thrown. */
+  reportUse(image: FoundImage, log: FastifyBaseLogger): Promise<void>;
 };
 
 export function providerFor(images: Config['images']): ImageProvider {
@@ -45,7 +52,7 @@ export function createImageSearch(deps: { provider: ImageProvider; fetch: SafeFe
     async search(search, log) {
       const query = search.query.trim().replace(/\s+/g, ' ');
       const key = JSON.stringify([provider.name, query.toLowerCase(), search.orientation ?? null, search.page, search.perPage]);
-      const cached = readCached(await cache.get(key));
+      const cached = readCached(StockSearchPage, await cache.get(key));
       if (cached) return cached;
 
       const waitMs = breaker.msUntilRetry();
@@ -91,17 +98,34 @@ export function createImageSearch(deps: { provider: ImageProvider; fetch: SafeFe
 
       breaker.recordSuccess();
       await cache.set(key, JSON.stringify(page), SEARCH_CACHE_TTL_MS);
+      await Promise.all(page.items.map((item) => cache.set(foundImageKey(item.sourceId), JSON.stringify(item), FOUND_IMAGE_TTL_MS)));
       return page;
+    },
+
+    async find(sourceId) {
+      return readCached(FoundImage, await cache.get(foundImageKey(sourceId)));
+    },
+
+    async reportUse(image, log) {
+      if (!provider.useRequest || !image.sourceId.startsWith(`${provider.name}:`)) return;
+      const request = provider.useRequest(image);
+      const failure = await fetch(request.url, { headers: request.headers }).then(
+        (res) => (res.status >= 200 && res.status <= 299 ? null : `status ${res.status}`),
+        (err: unknown) => (err instanceof OutboundError ? err.kind : 'error'),
+      );
+      if (failure) log.warn({ provider: provider.name, failure }, 'image provider use report failed');
     },
   };
 }
 
+const foundImageKey = (sourceId: string) => `found-image:${sourceId}`;
+
 /** A cache entry written by an older version, or damaged, is a miss. */
-function readCached(value: string | null): StockSearchPage | null {
+function readCached<T>(schema: z.ZodType<T>, value: string | null): T | null {
   if (value === null) return null;
   try {
-    const page = StockSearchPage.safeParse(JSON.parse(value));
-    return page.success ? page.data : null;
+    const parsed = schema.safeParse(JSON.parse(value));
+    return parsed.success ? parsed.data : null;
   } catch {
     return null;
   }

@@ -4,8 +4,8 @@ import { serviceSafeFetch } from '../../outbound/service-client.ts';
 import { createImageSearch, providerFor, type ImageSearch } from './image-search.ts';
 import { memoryCache, redisCache } from './search-cache.ts';
 
-/** Searches kept in memory per process when there is no Redis; each entry is one page of at most 30 photos. */
-const MEMORY_CACHE_ENTRIES = 500;
+/** Entries kept in memory per process when there is no Redis: pages of at most 30 photos, and the photos themselves. */
+const MEMORY_CACHE_ENTRIES = 5000;
 
 // One image search per app: its cache and circuit breaker live as long as the app does, and tool handlers reach it
 // through the app's frozen config, which they already receive.

@@ -14,6 +14,8 @@ export type ImageProvider = {
   searchRequest(search: StockSearch): ProviderRequest;
   /** null when the body does not have the documented shape. */
   parseSearch(body: unknown, search: StockSearch): StockSearchPage | null;
+  /** The request that tells the provider one of its photos is being used, where its terms ask for one. */
+  useRequest?(image: FoundImage): ProviderRequest;
 };
 
 export function withQuery(base: string, path: string, params: Record<string, string | number | undefined>): string {

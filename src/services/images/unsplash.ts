@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import { keepValid, withQuery, type ImageProvider } from './provider.ts';
-import type { Orientation } from './stock-image.ts';
+import type { FoundImage, Orientation } from './stock-image.ts';
 
 const ORIENTATION: Record<Orientation, string> = { landscape: 'landscape', portrait: 'portrait', square: 'squarish' };
 
@@ -56,6 +56,14 @@ export function unsplashProvider(config: Config['images']['unsplash']): ImagePro
         downloadLocation: r.links.download_location ?? null,
       }));
       return { provider: 'unsplash', page: search.page, totalResults: parsed.data.total, items: keepValid(items) };
+    },
+    // Unsplash's API guidelines: when a photo is used, request its download_location (GET /photos/:id/download).
+    // The photo's own download_location carries Unsplash's tracking parameters; it gets the key only when it is on
+    // the configured API origin, otherwise the documented endpoint under the configured base URL is used.
+    useRequest(image: FoundImage) {
+      const documented = `${config.baseUrl}/photos/${encodeURIComponent(image.sourceId.replace(/^unsplash:/, ''))}/download`;
+      const onApiOrigin = image.downloadLocation !== null && new URL(image.downloadLocation).origin === new URL(config.baseUrl).origin;
+      return { url: onApiOrigin && image.downloadLocation ? image.downloadLocation : documented, headers: unsplashHeaders(config.accessKey) };
     },
   };
 }
