@@ -33,8 +33,18 @@ afterEach(async () => {
   await Promise.all(apps.splice(0).map((a) => a.close()));
 });
 
+/** One app per provider for the tests whose calls succeed (nothing they do moves the circuit breaker). */
+const shared = new Map<string, Promise<{ t: TestApp; key: string }>>();
+const sharedApp = (name: 'openverse' | 'unsplash' | 'pexels') => {
+  if (!shared.has(name)) shared.set(name, appWith(name, {}, false));
+  return shared.get(name)!;
+};
+afterAll(async () => {
+  await Promise.all([...shared.values()].map(async (app) => (await app).t.close()));
+});
+
 /** The service with one provider configured against the local server (under a path prefix, like a proxy would). */
-async function appWith(name: 'openverse' | 'unsplash' | 'pexels', env: Record<string, string> = {}): Promise<{ t: TestApp; key: string }> {
+async function appWith(name: 'openverse' | 'unsplash' | 'pexels', env: Record<string, string> = {}, closeAfterTest = true): Promise<{ t: TestApp; key: string }> {
   const t = await createTestApp({
     env: {
       OUTBOUND_ALLOW_PRIVATE: '1',
@@ -47,7 +57,7 @@ async function appWith(name: 'openverse' | 'unsplash' | 'pexels', env: Record<st
       ...env,
     },
   });
-  apps.push(t);
+  if (closeAfterTest) apps.push(t);
   return { t, key: await t.key(['marketing:write']) };
 }
 
@@ -64,7 +74,7 @@ function expectNothingLeaked(body: string): void {
 describe('each provider, asked in its documented format', () => {
   it('Openverse: GET /v1/images/ with q, page, page_size, license_type=commercial, aspect_ratio; no key', async () => {
     respond = (_req, res) => sendJson(res, 200, OPENVERSE.response);
-    const { t, key } = await appWith('openverse');
+    const { t, key } = await sharedApp('openverse');
     const res = await t.call('images.search_stock', { query: 'tree bark', orientation: 'landscape', perPage: 30, page: 1 }, key);
     expect(res.statusCode, res.body).toBe(200);
 
@@ -103,7 +113,7 @@ describe('each provider, asked in its documented format', () => {
 
   it('Unsplash: GET /search/photos with Authorization: Client-ID, query, page, per_page, orientation=squarish', async () => {
     respond = (_req, res) => sendJson(res, 200, UNSPLASH.response);
-    const { t, key } = await appWith('unsplash');
+    const { t, key } = await sharedApp('unsplash');
     const res = await t.call('images.search_stock', { query: 'coffee', orientation: 'square', page: 2, perPage: 5 }, key);
     expect(res.statusCode, res.body).toBe(200);
 
@@ -142,7 +152,7 @@ describe('each provider, asked in its documented format', () => {
 
   it('Pexels: GET /v1/search with Authorization: <key>, query, page, per_page, orientation', async () => {
     respond = (_req, res) => sendJson(res, 200, PEXELS.response);
-    const { t, key } = await appWith('pexels');
+    const { t, key } = await sharedApp('pexels');
     const res = await t.call('images.search_stock', { query: 'nature', orientation: 'portrait' }, key);
     expect(res.statusCode, res.body).toBe(200);
 
@@ -181,7 +191,7 @@ describe('each provider, asked in its documented format', () => {
     const [photo] = (PEXELS.response as { photos: Array<Record<string, unknown> & { src: Record<string, string> }> }).photos;
     const insecure = { ...photo, id: 1, src: { ...photo.src, large2x: 'http://images.pexels.com/photos/1/p.png' } };
     respond = (_req, res) => sendJson(res, 200, { ...(PEXELS.response as object), photos: [insecure, photo] });
-    const { t, key } = await appWith('pexels');
+    const { t, key } = await sharedApp('pexels');
     const res = await t.call('images.search_stock', { query: 'mixed' }, key);
     expect(res.json().result.items.map((i: { sourceId: string }) => i.sourceId)).toEqual(['pexels:3573351']);
   });
@@ -190,7 +200,7 @@ describe('each provider, asked in its documented format', () => {
 describe('input and access', () => {
   it('needs a key with marketing:write', async () => {
     respond = (_req, res) => sendJson(res, 200, OPENVERSE.response);
-    const { t } = await appWith('openverse');
+    const { t } = await sharedApp('openverse');
     const before = seen();
     expectProblem(await t.call('images.search_stock', { query: 'mug' }), 401, 'unauthorized');
     expectProblem(await t.call('images.search_stock', { query: 'mug' }, await t.key(['catalog:read'])), 403, 'insufficient_scope');
@@ -209,7 +219,7 @@ describe('input and access', () => {
     [{ query: 'mug', color: 'red' }, 'color'],
   ])('refuses %j (400 naming %s) without calling the provider', async (body, field) => {
     respond = (_req, res) => sendJson(res, 200, OPENVERSE.response);
-    const { t, key } = await appWith('openverse');
+    const { t, key } = await sharedApp('openverse');
     const before = seen();
     const problem = expectProblem(await t.call('images.search_stock', body, key), 400, 'invalid_request');
     expect(problem.detail).toContain(field);
