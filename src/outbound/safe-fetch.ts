@@ -223,11 +223,15 @@ function safeResponse(status: number, headers: Headers, url: string, body: Uint8
 }
 
 function parseUrl(url: string, base?: URL): URL {
+  let parsed: URL;
   try {
-    return new URL(url, base);
+    parsed = new URL(url, base);
   } catch (err) {
     throw new OutboundError('invalid_url', 'not a valid absolute URL', { cause: err });
   }
+  // Credentials in a URL would be sent as Authorization to whatever host it names.
+  if (parsed.username || parsed.password) throw new OutboundError('invalid_url', 'URLs with credentials are not fetched');
+  return parsed;
 }
 
 function dropHeaders(headers: Record<string, string>, drop: (lowerCaseName: string) => boolean): Record<string, string> {

@@ -107,8 +107,9 @@ describe('schemes', () => {
     }
   });
 
-  it('refuses what is not a URL', async () => {
+  it('refuses what is not a URL, and URLs with credentials', async () => {
     await expectKind(createSafeFetch({ allowPrivate: true, userAgent: UA })('not a url'), 'invalid_url');
+    await expectKind(createSafeFetch({ allowPrivate: true, userAgent: UA })('https://user:secret@photos.example/'), 'invalid_url');
   });
 });
 
@@ -124,6 +125,9 @@ describe('against a local server (OUTBOUND_ALLOW_PRIVATE on)', () => {
           return sendJson(res, 200, { hello: 'world' });
         case '/chain':
           res.writeHead(302, { location: hops > 0 ? `/chain?hops=${hops - 1}` : '/json' });
+          return res.end();
+        case '/to-credentials':
+          res.writeHead(302, { location: `http://user:pw@127.0.0.1:${other.port}/landing` });
           return res.end();
         case '/to-other':
           res.writeHead(307, { location: `${other.origin}/landing` });
@@ -213,6 +217,12 @@ describe('against a local server (OUTBOUND_ALLOW_PRIVATE on)', () => {
 
     await fetchLocal()(`${server.origin}/chain?hops=0`, { headers: secret });
     expect(server.requests.at(-1)!.headers.authorization).toBe('Client-ID s3cret');
+  });
+
+  it('does not follow a redirect to a URL with credentials', async () => {
+    const before = other.requests.length;
+    await expectKind(fetchLocal()(`${server.origin}/to-credentials`), 'invalid_url');
+    expect(other.requests.length).toBe(before);
   });
 
   it('keeps no cookies: a Set-Cookie is not sent back on the redirect', async () => {
