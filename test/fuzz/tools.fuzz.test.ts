@@ -13,6 +13,7 @@
 //     committed change, even one that restores the same content, shows. The counts live in the same transactions
 //     as the changes, so a rolled-back write counts nothing. O(1) per call, also after thousands of writes.
 // Runs per tool and kind: FUZZ_RUNS (default 15; `npm run fuzz` runs 2000). FUZZ_SEED replays a reported failure.
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +27,7 @@ import { TOOLS } from '../../src/tools/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { makeDiscount, makeOrder } from '../helpers/factories.ts';
 import { assertNothingInternal, PROBLEM_KEYS } from '../helpers/problem.ts';
+import { sendJson, startLocalServer, type LocalServer } from '../outbound/local-server.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 15);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
@@ -252,11 +254,20 @@ function mutate(required: readonly string[], input: Json, kind: Mutation, pick: 
 // The app, a seeded database and the database's change counters
 
 let t: TestApp;
+let imageProvider: LocalServer;
 let key: string;
 let keyId: string;
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { RATE_LIMIT_AUTH_MAX: '100000000', RATE_LIMIT_ANON_MAX: '100000000', RATE_LIMIT_PREAUTH_MAX: '100000000' } });
+  // images.search_stock asks a stock photo provider: a local one answering with Openverse's documented example.
+  const openverse = JSON.parse(readFileSync(new URL('../tools/images-fixtures/openverse-search.json', import.meta.url), 'utf8')).response;
+  imageProvider = await startLocalServer((_req, res) => sendJson(res, 200, openverse));
+  t = await createTestApp({
+    env: {
+      RATE_LIMIT_AUTH_MAX: '100000000', RATE_LIMIT_ANON_MAX: '100000000', RATE_LIMIT_PREAUTH_MAX: '100000000',
+      OUTBOUND_ALLOW_PRIVATE: '1', OPENVERSE_API_URL: imageProvider.origin,
+    },
+  });
   ({ key, id: keyId } = await createKey(t.db, { name: 'fuzzer', scopes: [...SCOPES] }));
   const tables = await t.db.$queryRaw<{ name: string }[]>`
     SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY tablename`;
@@ -283,6 +294,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (process.env.FUZZ_STATS) for (const [name, counts] of stats) console.log(`[fuzz] ${name}: ${JSON.stringify(counts)}`);
   await t?.close();
+  await imageProvider?.close();
 });
 
 /** The fingerprint after the previous call: nothing else writes between two calls of one property run. */
