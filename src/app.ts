@@ -65,8 +65,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const guard = createRequestGuard(limiters, new KeyStore(deps.db));
   const invokeDeps = { db: deps.db, config };
 
-  registerToolRoutes(app, invokeDeps, tools, guard);
-  const mcp = registerMcp(app, { deps: invokeDeps, tools, guard, config });
+  registerToolRoutes(app, invokeDeps, tools, guard, limiters);
+  const mcp = registerMcp(app, { deps: invokeDeps, tools, guard, limiters, config });
   registerDiscoveryRoutes(app, { config, tools, mcp });
   app.get(PATHS.health, async () => ({ ok: true }));
 

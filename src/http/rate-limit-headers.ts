@@ -1,6 +1,7 @@
 /** The state of one rate-limit policy after counting the current request. */
 export type LimitState = {
-  policy: 'anon' | 'preauth' | 'key';
+  /** `anon`, `preauth`, `key`, or the name of a tool with its own limit. */
+  policy: string;
   limit: number;
   remaining: number;
   /** Seconds until this policy's window ends. */
@@ -14,8 +15,10 @@ export type LimitState = {
  * draft-ietf-httpapi-ratelimit-headers-11 (a List with one quoted policy id per member) plus the legacy
  * RateLimit-Limit/-Remaining/-Reset of the most restrictive policy, and Retry-After when one is exceeded.
  */
-export function rateLimitHeaders(states: readonly LimitState[]): Record<string, string> {
-  if (states.length === 0) return {};
+export function rateLimitHeaders(counted: readonly LimitState[]): Record<string, string> {
+  if (counted.length === 0) return {};
+  // One member per policy: an MCP batch may count the same tool's policy several times; the last count is current.
+  const states = [...new Map(counted.map((s) => [s.policy, s])).values()];
   const tightest = states.reduce((a, b) => (b.exceeded && !a.exceeded) || b.remaining < a.remaining ? b : a);
   const headers: Record<string, string> = {
     'RateLimit-Policy': states.map((s) => `"${s.policy}";q=${s.limit};w=${s.windowSeconds}`).join(', '),

@@ -1,24 +1,33 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
+import type { ToolRateLimit } from '../registry/define-tool.ts';
 import type { LimitState } from './rate-limit-headers.ts';
 
 export type Limiter = (req: FastifyRequest) => Promise<LimitState>;
-export type Limiters = { anon: Limiter; preauth: Limiter; key: Limiter };
+export type Limiters = {
+  anon: Limiter;
+  preauth: Limiter;
+  key: Limiter;
+  /** The per-key limiter of a tool that declares its own rate limit; its policy is the tool's name. */
+  tool: (name: string, limit: ToolRateLimit) => Limiter;
+};
 
 /**
- * The three policies of docs/contract.md (rate limits), counted with @fastify/rate-limit's stores (in memory, or Redis when
- * REDIS_URL is set so instances share counters). The plugin's own per-route hook is not used: it knows one policy
- * per route and none of the structured headers, so the request guard calls these limiters in order.
+ * The three per-caller policies of docs/contract.md (rate limits) plus the per-tool ones tools declare, counted
+ * with @fastify/rate-limit's stores (in memory, or Redis when REDIS_URL is set so instances share counters). The
+ * plugin's own per-route hook is not used: it knows one policy per route and none of the structured headers, so the
+ * request guard calls these limiters in order, and a tool call counts its tool's limiter.
  */
 export async function createLimiters(app: FastifyInstance, config: Config, redis?: unknown): Promise<Limiters> {
   // skipOnError: a Redis outage lets requests through rather than failing every call (availability over limits).
   await app.register(rateLimit, { global: false, skipOnError: true, ...(redis ? { redis, nameSpace: 'agent-api-rl:' } : {}) });
   const { windowMs, anonMax, preauthMax, authMax } = config.rateLimit;
-  const windowSeconds = Math.ceil(windowMs / 1000);
+  const byKey = (req: FastifyRequest) => req.principal?.keyId ?? req.ip;
+  const toolLimiters = new Map<string, Limiter>();
 
-  const make = (policy: LimitState['policy'], max: number, keyOf: (req: FastifyRequest) => string): Limiter => {
-    const check = app.createRateLimit({ max, timeWindow: windowMs, keyGenerator: (req) => `${policy}:${keyOf(req)}` });
+  const make = (policy: string, max: number, keyOf: (req: FastifyRequest) => string, windowSeconds = Math.ceil(windowMs / 1000)): Limiter => {
+    const check = app.createRateLimit({ max, timeWindow: windowSeconds * 1000, keyGenerator: (req) => `${policy}:${keyOf(req)}` });
     return async (req) => {
       const r = await check(req);
       if (r.isAllowed) return { policy, limit: max, remaining: max, resetSeconds: windowSeconds, windowSeconds, exceeded: false };
@@ -29,6 +38,11 @@ export async function createLimiters(app: FastifyInstance, config: Config, redis
   return {
     anon: make('anon', anonMax, (req) => req.ip),
     preauth: make('preauth', preauthMax, (req) => req.ip),
-    key: make('key', authMax, (req) => req.principal?.keyId ?? req.ip),
+    key: make('key', authMax, byKey),
+    tool: (name, { max, windowSeconds }) => {
+      let limiter = toolLimiters.get(name);
+      if (!limiter) toolLimiters.set(name, (limiter = make(name, max, byKey, windowSeconds)));
+      return limiter;
+    },
   };
 }

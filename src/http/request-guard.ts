@@ -40,7 +40,8 @@ export function createRequestGuard(limiters: Limiters, keys: KeyStore) {
   };
 }
 
-async function count(req: FastifyRequest, limiter: Limiters['anon']): Promise<void> {
+/** Counts the request with one limiter, records the state for the RateLimit headers, and refuses it past the limit. */
+export async function count(req: FastifyRequest, limiter: Limiters['anon']): Promise<void> {
   const state = await limiter(req);
   req.rateLimits.push(state);
   if (state.exceeded) {

@@ -3,7 +3,8 @@ import { AppError } from '../errors.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import { parseIdempotencyKey } from '../registry/idempotency.ts';
 import { invokeTool, type InvokeDeps } from '../registry/invoke-tool.ts';
-import { countHeader } from './request-guard.ts';
+import type { Limiters } from './rate-limit.ts';
+import { count, countHeader } from './request-guard.ts';
 import { deprecationHeaders } from './deprecation.ts';
 import { PATHS } from './paths.ts';
 
@@ -18,6 +19,7 @@ export function registerToolRoutes(
   deps: InvokeDeps,
   tools: readonly Tool[],
   guard: (req: FastifyRequest) => Promise<void>,
+  limiters: Limiters,
 ): void {
   for (const tool of tools) {
     const headers = tool.deprecated ? deprecationHeaders(tool.deprecated) : undefined;
@@ -25,6 +27,7 @@ export function registerToolRoutes(
       const idempotencyKey = tool.write ? idempotencyKeyOf(req) : undefined;
       const { replayed, ...outcome } = await invokeTool(deps, {
         tool, body: req.body, principal: req.principal, requestId: req.id, log: req.log, idempotencyKey,
+        countToolCall: (name, limit) => count(req, limiters.tool(name, limit)),
       });
       if (headers) reply.headers(headers);
       if (replayed) reply.header('Idempotent-Replayed', 'true');

@@ -12,7 +12,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/
 import { AppError, toProblem } from '../errors.ts';
 import type { Principal } from '../registry/define-tool.ts';
 import { parseIdempotencyKey } from '../registry/idempotency.ts';
-import { invokeTool, type InvokeDeps, type InvokeResult } from '../registry/invoke-tool.ts';
+import { invokeTool, type InvokeDeps, type InvokeRequest, type InvokeResult } from '../registry/invoke-tool.ts';
 import { askApproval, decideApproval, needsApproval, type ApprovalCodec } from './approval.ts';
 import { discoveryToolset, DISCOVERY_TOOL_NAMES } from './discovery-toolset.ts';
 import { isVisibleTo, type McpCatalog, type SchemaStyle } from './tool-catalog.ts';
@@ -62,6 +62,7 @@ export type McpRequestScope = {
   log: FastifyBaseLogger;
   /** The problem `instance` for failures of this HTTP request. */
   instance: string;
+  countToolCall: InvokeRequest['countToolCall'];
   /** `full`: every tool the caller may use; `discovery`: three meta-tools that find, describe and call them. */
   toolset: 'full' | 'discovery';
   /** `$defs`/`$ref` in tool schemas, from 2025-11-25 on; inlined for older clients. */
@@ -140,7 +141,9 @@ async function runTool(
   // HTTP requires a body; MCP arguments are optional, and omitting them means "no fields" (null is not omitting).
   const body = args === undefined ? {} : args;
   const invoke = (callBody: unknown, idempotencyKey: string | undefined): Promise<InvokeResult> =>
-    invokeTool(deps.invoke, { tool, body: callBody, principal: scope.principal, requestId: scope.requestId, log: scope.log, idempotencyKey });
+    invokeTool(deps.invoke, {
+      tool, body: callBody, principal: scope.principal, requestId: scope.requestId, log: scope.log, idempotencyKey, countToolCall: scope.countToolCall,
+    });
   try {
     const idempotencyKey = tool.write ? idempotencyKeyOf(meta) : undefined;
     if (era === 'modern' && isObject(body) && needsApproval(tool, body, ctx)) {

@@ -13,7 +13,8 @@ import { baseUrlOf } from '../http/base-url.ts';
 import type { McpDiscoveryDocuments } from '../http/discovery-routes.ts';
 import { PATHS } from '../http/paths.ts';
 import { problemInstance } from '../http/problem.ts';
-import type { createRequestGuard } from '../http/request-guard.ts';
+import type { Limiters } from '../http/rate-limit.ts';
+import { count, type createRequestGuard } from '../http/request-guard.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import type { InvokeDeps } from '../registry/invoke-tool.ts';
 import { lazyApprovalCodec } from './approval.ts';
@@ -28,6 +29,8 @@ export type McpRouteOptions = {
   tools: readonly Tool[];
   /** The same auth + rate-limit guard as the tool routes. */
   guard: ReturnType<typeof createRequestGuard>;
+  /** Tools with their own rate limit count against the same limiters over MCP as over REST. */
+  limiters: Limiters;
   config: Config;
 };
 
@@ -41,7 +44,7 @@ const SHARED_SCHEMA_FROM = '2025-11-25';
  * protocol-version header, then the same key and rate-limit guard as every tool route.
  */
 export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDiscoveryDocuments {
-  const { deps, config, guard } = opts;
+  const { deps, config, guard, limiters } = opts;
   const allowedOrigins = configuredOrigins(config);
   // Built on first use, not in buildApp: converting every schema takes ~0.5 s cold, which every test app would pay.
   let catalog: McpCatalog | undefined;
@@ -107,6 +110,7 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
       requestId: req.id,
       log: req.log,
       instance: problemInstance(req),
+      countToolCall: (name, limit) => count(req, limiters.tool(name, limit)),
       toolset: (req.query as { toolset?: string }).toolset === 'discovery' ? 'discovery' : 'full',
       schemaStyle: schemaStyleOf(req),
       nonObjectArguments,

@@ -166,6 +166,7 @@ function operation(tool: Tool): RouteConfig {
     'x-required-scope': tool.scope,
     'x-anonymous': tool.anonymous,
     'x-reversible': tool.reversible.length > 0,
+    ...(tool.rateLimit ? { 'x-rate-limit': { policy: tool.name, limit: tool.rateLimit.max, windowSeconds: tool.rateLimit.windowSeconds } } : {}),
     ...(tool.write ? { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] } : {}),
     request: { body: { required: true, content: { 'application/json': { schema: tool.input } } } },
     responses: { 200: success, ...errorResponses(tool) },

@@ -67,6 +67,13 @@ function checkDeprecation(name: string, d: Deprecation): void {
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
+/**
+ * A per-key limit stricter than the key's own, for a tool that spends something scarce (an external provider's
+ * quota). Counted per key on top of the key's limit, over REST and MCP together; its policy in the RateLimit
+ * headers is named after the tool.
+ */
+export type ToolRateLimit = Readonly<{ max: number; windowSeconds: number }>;
+
 type CommonSpec<I extends AnyObject, O extends z.ZodType> = {
   name: string;
   title: string;
@@ -80,6 +87,7 @@ type CommonSpec<I extends AnyObject, O extends z.ZodType> = {
   idempotent?: boolean;
   /** The tool reaches beyond this service's own data (an external provider). */
   openWorld?: boolean;
+  rateLimit?: ToolRateLimit;
   input: I;
   output: O;
   deprecated?: Deprecation;
@@ -125,6 +133,7 @@ type ToolBase = {
   readonly output: z.ZodType;
   readonly annotations: ToolAnnotations;
   readonly deprecated: Deprecation | undefined;
+  readonly rateLimit: ToolRateLimit | undefined;
 };
 
 export type Tool =
@@ -132,6 +141,7 @@ export type Tool =
   | (ToolBase & { readonly kind: 'write'; readonly handler: (input: Record<string, unknown>, ctx: WriteContext) => Promise<unknown> });
 
 export const REVERSIBLE_SENTENCE = 'Reversible with audit.revert.';
+const rateLimitSentence = ({ max, windowSeconds }: ToolRateLimit) => `Limited to ${max} calls per ${windowSeconds} s per key.`;
 
 const DryRunField = z.boolean().optional().describe('Validate and run the tool in a transaction that is rolled back; returns the changes it would make.');
 const ConfirmField = z.literal(true).describe('Must be exactly true to perform this change (not needed with dryRun: true).');
@@ -148,7 +158,7 @@ export function defineTool<I extends AnyObject, O extends z.ZodType>(spec: ToolS
   const base: ToolBase = {
     name: spec.name,
     title: spec.title,
-    description: reversible.length > 0 ? `${spec.description} ${REVERSIBLE_SENTENCE}` : spec.description,
+    description: [spec.description, reversible.length > 0 ? REVERSIBLE_SENTENCE : '', spec.rateLimit ? rateLimitSentence(spec.rateLimit) : ''].filter(Boolean).join(' '),
     scope: spec.scope,
     anonymous: spec.anonymous ?? false,
     requiresConfirm,
@@ -166,6 +176,7 @@ export function defineTool<I extends AnyObject, O extends z.ZodType>(spec: ToolS
       idempotentHint: spec.idempotent ?? !write,
     }),
     deprecated: spec.deprecated,
+    rateLimit: spec.rateLimit ? Object.freeze({ ...spec.rateLimit }) : undefined,
   };
   // The handlers' input types are the validators' outputs, which invokeTool passes them; the registry holds them
   // untyped so tools of every shape fit one list.

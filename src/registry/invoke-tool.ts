@@ -5,7 +5,7 @@ import type { Db, Tx } from '../db/client.ts';
 import { AppError, classifyUnknown } from '../errors.ts';
 import { toJsonValue } from '../db/json-value.ts';
 import { claimIdempotencyKey, recordOutcome, replay, requestHash, type IdempotencyClaim, type StoredOutcome } from './idempotency.ts';
-import type { Change, Principal, Tool, WriteContext } from './define-tool.ts';
+import type { Change, Principal, Tool, ToolRateLimit, WriteContext } from './define-tool.ts';
 import { problemCodesOf } from './tool-problems.ts';
 
 export type InvokeDeps = { db: Db; config: Config };
@@ -18,6 +18,8 @@ export type InvokeRequest = {
   log: FastifyBaseLogger;
   /** From the Idempotency-Key header (HTTP) or `_meta.idempotencyKey` (MCP); only write tools use it. */
   idempotencyKey?: string;
+  /** Counts the call against the tool's own rate limit (for tools that declare one); throws rate_limited past it. */
+  countToolCall: (tool: string, limit: ToolRateLimit) => Promise<void>;
 };
 
 export type InvokeResult =
@@ -36,8 +38,9 @@ class Replay {
 
 /**
  * The one path every tool call takes, from HTTP and MCP alike:
- * scope → body shape → input schema → confirm → handler (writes: in one transaction with their audit entries)
- * → output schema. Authentication and rate limiting happened before, at the transport edge.
+ * scope → the tool's own rate limit → body shape → input schema → confirm → handler (writes: in one transaction
+ * with their audit entries) → output schema. Authentication and the per-key rate limits happened before, at the
+ * transport edge.
  */
 export async function invokeTool(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> {
   try {
@@ -65,6 +68,7 @@ function contractBroken(deps: InvokeDeps, req: InvokeRequest, message: string, e
 async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> {
   const { tool } = req;
   authorize(tool, req.principal);
+  if (tool.rateLimit) await req.countToolCall(tool.name, tool.rateLimit);
   const { confirm, dryRun, ...args } = validateInput(tool, req.body);
   if (tool.requiresConfirm && confirm !== true && dryRun !== true) {
     throw new AppError('confirmation_required', `${tool.name} changes data and needs "confirm": true (preview it first with "dryRun": true).`);

@@ -14,6 +14,8 @@ export const imageTools = [
     scope: 'marketing:write',
     kind: 'read',
     openWorld: true,
+    // Every uncached search spends the shop's quota at the provider (Unsplash's demo mode allows 50 an hour).
+    rateLimit: { max: 30, windowSeconds: 60 },
     errors: ['upstream_error', 'upstream_timeout'],
     input: z.strictObject({
       query: text({ min: 1, max: 200 }).regex(/\S/, 'must not be blank').describe('What the photo should show, e.g. "ceramic coffee mug on a wooden table".'),
