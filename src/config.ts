@@ -80,7 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration: ${fields}`);
   }
   const e = parsed.data;
-  const problems = crossFieldProblems(e);
+  const problems = crossFieldProblems(e, env.NODE_ENV);
   if (problems.length > 0) throw new Error(`Invalid configuration: ${problems.join('; ')}`);
   return Object.freeze({
     host: e.HOST,
@@ -112,10 +112,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** Rules between settings, reported together with the setting each one is about. */
-function crossFieldProblems(e: z.infer<typeof ConfigSchema>): string[] {
+function crossFieldProblems(e: z.infer<typeof ConfigSchema>, nodeEnv: string | undefined): string[] {
   const problems: string[] = [];
   const allowPrivate = e.OUTBOUND_ALLOW_PRIVATE === '1';
-  if (allowPrivate && e.NODE_ENV === 'production') {
+  if (allowPrivate && nodeEnv === 'production') {
     problems.push('OUTBOUND_ALLOW_PRIVATE: must not be 1 when NODE_ENV=production (it lets outbound calls reach private networks)');
   }
   for (const name of ['OPENVERSE_API_URL', 'UNSPLASH_API_URL', 'PEXELS_API_URL'] as const) {
