@@ -34,6 +34,12 @@ export type WriteContext = Omit<ReadContext, 'db'> & {
   db: Tx;
   /** Records an audit entry, written in the same transaction as the change itself. */
   audit: (change: Change) => void;
+  /**
+   * Runs `effect` once the change has committed, without holding up the answer: for what lies outside the
+   * database (telling a provider its photo is used). Never for a dry run, a replay or a failed call; a failing
+   * effect is logged.
+   */
+  afterCommit: (effect: () => Promise<void>) => void;
 };
 
 export type ToolContext = ReadContext | WriteContext;

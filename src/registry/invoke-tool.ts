@@ -75,6 +75,7 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
   }
 
   const changes: Change[] = [];
+  const effects: Array<() => Promise<void>> = [];
   const readContext = { principal: req.principal, requestId: req.requestId, log: req.log, config: deps.config };
 
   if (tool.kind === 'read') {
@@ -91,6 +92,7 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
       }
       changes.push(change);
     },
+    afterCommit: (effect) => effects.push(effect),
   });
 
   // A dry run consumes nothing, not even the idempotency key.
@@ -125,6 +127,9 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
       if (idem) await recordOutcome(tx, idem, { status: 200, body: { ok: true, result: shaped } });
       return shaped;
     });
+    for (const effect of effects) {
+      effect().catch((err: unknown) => req.log.warn({ err, tool: tool.name }, 'effect after commit failed'));
+    }
     return { ok: true, result };
   } catch (err) {
     if (err instanceof DryRunRollback) return { ok: true, result: err.result, dryRun: true, changes };

@@ -5,6 +5,7 @@ import { fieldsToChange, immutableSlugPatch } from '../schemas/patch.ts';
 import { slug, slugRef, stringMap, text } from '../schemas/text.ts';
 import { timestamp } from '../schemas/time.ts';
 import { httpUrl } from '../schemas/web.ts';
+import { reportStockImageUse, stockImageFor, stockImageMeta } from '../services/images/stock-source.ts';
 import {
   attachImage, createProduct, getProduct, productEntity, productSnapshot, searchProducts, softDeleteProduct, updateProduct,
 } from '../services/products.ts';
@@ -194,7 +195,8 @@ export const productTools = [
   defineTool({
     name: 'products.attach_image',
     title: 'Attach an image to a product',
-    description: 'Appends a public https image URL to a product (append-only; attaching the same URL again is a no-op reporting alreadyAttached). No confirm needed.',
+    description:
+      'Appends a public https image URL to a product (append-only; attaching the same URL again is a no-op reporting alreadyAttached). No confirm needed. For a photo found with images.search_stock pass its url as imageUrl and its sourceId: the audit entry then records the provider, licence, author and attribution.',
     scope: 'products:write',
     kind: 'write',
     idempotent: true,
@@ -205,13 +207,16 @@ export const productTools = [
       slug: slugRef(),
       imageUrl: z.string().max(2048).describe('Public https URL; no credentials, no IP addresses.'),
       alt: text({ max: 200 }).optional().describe('Alt text; recorded in the audit entry.'),
-      sourceId: text({ max: 200 }).optional().describe('Identifier at the image source (e.g. a stock photo id); recorded in the audit entry.'),
+      sourceId: text({ max: 200 })
+        .optional()
+        .describe('Identifier at the image source, recorded in the audit entry. An images.search_stock sourceId ("<provider>:<id>") must come with that result\'s url.'),
     }),
     output: z.union([
       z.object({ ok: z.literal(true), slug: z.string(), alreadyAttached: z.literal(true), totalImages: z.number().int().min(1) }),
       z.object({ ok: z.literal(true), slug: z.string(), attached: z.string(), totalImages: z.number().int().min(1) }),
     ]),
     async handler({ slug: s, imageUrl, alt, sourceId }, ctx) {
+      const stock = sourceId === undefined ? null : await stockImageFor(ctx.config, sourceId, imageUrl);
       const outcome = await attachImage(ctx.db, s, imageUrl);
       if (outcome.alreadyAttached) return { ok: true as const, slug: s, alreadyAttached: true as const, totalImages: outcome.totalImages };
       ctx.audit({
@@ -219,8 +224,9 @@ export const productTools = [
         entityId: outcome.before.id,
         before: productSnapshot(outcome.before),
         after: outcome.after,
-        meta: { imageUrl: outcome.url, alt: alt ?? null, sourceId: sourceId ?? null },
+        meta: { imageUrl: outcome.url, alt: alt ?? stock?.alt ?? null, sourceId: sourceId ?? null, ...(stock ? stockImageMeta(stock) : {}) },
       });
+      if (stock) ctx.afterCommit(() => reportStockImageUse(ctx.config, stock, ctx.log));
       return { ok: true as const, slug: s, attached: outcome.url, totalImages: outcome.totalImages };
     },
   }),

@@ -28,9 +28,9 @@ export type StockImage = z.infer<typeof StockImage>;
 
 /**
  * What the service keeps about a photo beyond what agents see: Unsplash's download_location, which must be
- * requested when the photo is used.
+ * requested when the photo is used (through the safe client, which insists on https outside tests).
  */
-export const FoundImage = StockImage.extend({ downloadLocation: https.nullable() });
+export const FoundImage = StockImage.extend({ downloadLocation: web.nullable() });
 export type FoundImage = z.infer<typeof FoundImage>;
 
 export const StockSearchPage = z.object({

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { IMAGE_PROVIDERS, type Config } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { imageSearchFor } from './index.ts';
@@ -16,10 +17,19 @@ export async function stockImageFor(config: Config, sourceId: string, imageUrl: 
   if (!found) {
     throw new AppError('not_found', `No images.search_stock result with sourceId "${sourceId}" is known (results are remembered for 24 hours); search again and attach a current result.`);
   }
-  if (new URL(found.url).href !== imageUrl) {
+  if (normalized(found.url) !== normalized(imageUrl)) {
     throw new AppError('invalid_request', `imageUrl: must be the url of the search result ${sourceId}: ${found.url}`);
   }
   return found;
+}
+
+/** Tells the photo's provider it is used, where the provider's terms ask for that (Unsplash). */
+export function reportStockImageUse(config: Config, image: FoundImage, log: FastifyBaseLogger): Promise<void> {
+  return imageSearchFor(config).reportUse(image, log);
+}
+
+function normalized(url: string): string {
+  return URL.canParse(url) ? new URL(url).href : url;
 }
 
 /** What the audit entry of an attached stock photo records about its origin and licence. */
