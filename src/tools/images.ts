@@ -9,8 +9,7 @@ export const imageTools = [
   defineTool({
     name: 'images.search_stock',
     title: 'Search stock photos',
-    description:
-      'Finds licensed stock photos for a product, page or service at the configured provider (Openverse, Unsplash or Pexels). Each result carries its licence and a ready-to-print attribution; attach one with products.attach_image (sourceId and url). Identical searches within 10 minutes are answered from a cache.',
+    description: 'Finds licensed stock photos (Openverse, Unsplash or Pexels), each with its licence and a credit line to print; attach one with products.attach_image.',
     scope: 'marketing:write',
     kind: 'read',
     openWorld: true,
@@ -18,10 +17,10 @@ export const imageTools = [
     rateLimit: { max: 30, windowSeconds: 60 },
     errors: ['upstream_error', 'upstream_timeout'],
     input: z.strictObject({
-      query: text({ min: 1, max: 200 }).regex(/\S/, 'must not be blank').describe('What the photo should show, e.g. "ceramic coffee mug on a wooden table".'),
+      query: text({ min: 1, max: 200 }).regex(/\S/, 'must not be blank'),
       orientation: z.enum(ORIENTATIONS).optional(),
       page: z.number().int().min(1).max(1000).default(1),
-      perPage: z.number().int().min(1).max(30).default(10).describe('Openverse returns at most 20 per page.'),
+      perPage: z.number().int().min(1).max(30).default(10),
     }),
     output: z.object({
       provider: z.enum(IMAGE_PROVIDERS),

@@ -196,7 +196,7 @@ export const productTools = [
     name: 'products.attach_image',
     title: 'Attach an image to a product',
     description:
-      'Appends a public https image URL to a product (append-only; attaching the same URL again is a no-op reporting alreadyAttached). No confirm needed. For a photo found with images.search_stock pass its url as imageUrl and its sourceId: the audit entry then records the provider, licence, author and attribution.',
+      'Appends a public https image URL to a product (append-only; attaching the same URL again is a no-op reporting alreadyAttached). No confirm needed. For an images.search_stock result pass its url and sourceId.',
     scope: 'products:write',
     kind: 'write',
     idempotent: true,
@@ -209,7 +209,7 @@ export const productTools = [
       alt: text({ max: 200 }).optional().describe('Alt text; recorded in the audit entry.'),
       sourceId: text({ max: 200 })
         .optional()
-        .describe('Identifier at the image source, recorded in the audit entry. An images.search_stock sourceId ("<provider>:<id>") must come with that result\'s url.'),
+        .describe('Identifier at the image source; recorded in the audit entry.'),
     }),
     output: z.union([
       z.object({ ok: z.literal(true), slug: z.string(), alreadyAttached: z.literal(true), totalImages: z.number().int().min(1) }),

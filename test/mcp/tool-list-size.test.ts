@@ -6,7 +6,8 @@ import { SCOPES } from '../../src/registry/scopes.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 
-const FULL_LIST_BUDGET = 12_000;
+// 12,000 until images.search_stock (the 40th tool, ~250 tokens even trimmed) was added.
+const FULL_LIST_BUDGET = 12_500;
 const LEAN_LIST_BUDGET = 1_500;
 
 let t: TestApp;

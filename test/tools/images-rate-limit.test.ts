@@ -1,9 +1,7 @@
 // A tool may declare a stricter per-key limit than the key's own: images.search_stock allows 30 calls a minute
 // per key, counted over REST and MCP together and reported as its own policy in the RateLimit headers.
 import { readFileSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem } from '../helpers/problem.ts';
