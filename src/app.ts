@@ -11,6 +11,7 @@ import { newRequestId } from './http/request-id.ts';
 import { registerToolRoutes } from './http/tool-routes.ts';
 import { registerDiscoveryRoutes } from './http/discovery-routes.ts';
 import { PATHS } from './http/paths.ts';
+import { registerReference } from './http/reference/reference-routes.ts';
 import { registerMcp } from './mcp/mcp-route.ts';
 import { ALLOW_PRIVATE_WARNING } from './outbound/service-client.ts';
 import { setUpImageSearch } from './services/images/index.ts';
@@ -68,6 +69,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   registerToolRoutes(app, invokeDeps, tools, guard, limiters);
   const mcp = registerMcp(app, { deps: invokeDeps, tools, guard, limiters, config });
   registerDiscoveryRoutes(app, { config, tools, mcp });
+  registerReference(app);
   app.get(PATHS.health, async () => ({ ok: true }));
 
   return app;

@@ -18,5 +18,7 @@ export const PATHS = {
   openapi: '/openapi.json',
   docs: '/docs',
   problems: '/problems/',
+  /** Every problem code, linking to its page. */
+  problemIndex: '/problems',
   health: '/health',
 } as const;

@@ -6,6 +6,7 @@ import type { Tool } from '../registry/define-tool.ts';
 import { deprecationNotice } from '../registry/deprecation-notice.ts';
 import { problemCodesByStatus } from '../registry/tool-problems.ts';
 import { ChangeSchema, resultEnvelope } from '../registry/result-envelope.ts';
+import { tagDescription } from './tags.ts';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
 
@@ -106,6 +107,14 @@ const DESCRIPTION = [
   'Amounts are integers in øre (1/100 DKK). The same tools are served over MCP (Streamable HTTP) at `/api/mcp`.',
 ].join('\n\n');
 
+/**
+ * The document as served: `servers` is the origin the client reached (PUBLIC_BASE_URL, else the request's scheme
+ * and Host). The committed copy says `/`, i.e. "wherever this document was fetched from".
+ */
+export function withServer(doc: OpenApiDocument, url: string): OpenApiDocument {
+  return { ...doc, servers: [{ url, description: 'This service.' }] };
+}
+
 /** The OpenAPI 3.1 document: a pure function of the tool list, so the committed copy can be checked for staleness. */
 export function buildDocument(tools: readonly Tool[]): OpenApiDocument {
   const registry = new OpenAPIRegistry();
@@ -133,18 +142,36 @@ export function buildDocument(tools: readonly Tool[]): OpenApiDocument {
 
   // ProblemDetails is only $ref'd from raw response components, so hand it to the generator explicitly, wrapped:
   // a bare zod 4 object has a `type` property and is mistaken for a definition (zod-to-openapi 9.1.0).
-  return new OpenApiGeneratorV31([...registry.definitions, { type: 'schema', schema: ProblemDetails }]).generateDocument({
+  const doc = new OpenApiGeneratorV31([...registry.definitions, { type: 'schema', schema: ProblemDetails }]).generateDocument({
     openapi: '3.1.0',
     info: { ...OPENAPI_INFO, description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
-    tags: tags.map((name) => ({ name })),
+    servers: [{ url: '/', description: 'The origin this document is served from.' }],
+    tags: tags.map((name) => ({ name, description: tagDescription(name) })),
   });
+  return withoutUnusedComponents(doc);
+}
+
+/**
+ * Drops shared responses and headers no operation refers to (e.g. Deprecation while no tool is deprecated): an
+ * unreferenced component is noise to readers and a lint warning. Responses go first, since they refer to headers.
+ */
+function withoutUnusedComponents(doc: OpenApiDocument): OpenApiDocument {
+  const components = doc.components ?? {};
+  for (const kind of ['responses', 'headers'] as const) {
+    const declared = components[kind] ?? {};
+    const { [kind]: _own, ...rest } = components;
+    const elsewhere = JSON.stringify({ ...doc, components: rest });
+    components[kind] = Object.fromEntries(Object.entries(declared).filter(([name]) => elsewhere.includes(`"#/components/${kind}/${name}"`)));
+  }
+  return doc;
 }
 
 function operation(tool: Tool): RouteConfig {
   const success: ResponseConfig = {
-    description: tool.write
-      ? 'The tool ran. With `"dryRun": true` nothing changed: the body also has `dryRun: true` and the `changes` the call would make.'
-      : 'The tool ran.',
+    description: [
+      `The tool ran. \`result\` is ${resultShape(tool.output)}.`,
+      tool.write ? 'With `"dryRun": true` nothing changed: the body also has `dryRun: true` and the `changes` the call would make.' : '',
+    ].filter(Boolean).join(' '),
     headers: headerRefs([
       ...RATE_LIMIT_HEADERS,
       'X-Request-Id',
@@ -181,6 +208,19 @@ function operationDescription(tool: Tool): string {
   ].filter(Boolean);
   const deprecation = tool.deprecated ? `${deprecationNotice(tool)}\n\n` : '';
   return `${deprecation}${tool.description}\n\n${notes.join(' ')}`;
+}
+
+/** One phrase for the 200 description: what `result` holds, from the output schema (its full shape is the schema). */
+function resultShape(output: z.ZodType): string {
+  const phrase = (schema: Record<string, unknown>): string => {
+    const fields = Object.keys((schema.properties as object | undefined) ?? {});
+    if (schema.type === 'array') return `an array of ${phrase((schema.items as Record<string, unknown> | undefined) ?? {}).replace(/^an object with/, 'objects, each with').replace(/^an? /, '')}`;
+    if (fields.length) return `an object with ${fields.map((f) => `\`${f}\``).join(', ')}`;
+    const variants = (schema.anyOf ?? schema.oneOf) as Record<string, unknown>[] | undefined;
+    if (variants) return variants.map(phrase).join(', or ');
+    return schema.type === 'null' ? '`null`' : `a ${String(schema.type ?? 'JSON value')}`;
+  };
+  return phrase(z.toJSONSchema(output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>);
 }
 
 function domainOf(tool: Tool): string {
