@@ -4,9 +4,10 @@ import { PROBLEMS, type ProblemCode } from '../errors.ts';
 import { PATHS } from '../http/paths.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import { deprecationNotice } from '../registry/deprecation-notice.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../registry/idempotency.ts';
 import { problemCodesByStatus } from '../registry/tool-problems.ts';
 import { ChangeSchema, resultEnvelope } from '../registry/result-envelope.ts';
-import { tagDescription } from './tags.ts';
+import { TAG_DESCRIPTIONS } from './tags.ts';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
 
@@ -123,7 +124,7 @@ export function buildDocument(tools: readonly Tool[]): OpenApiDocument {
     in: 'header',
     required: false,
     description: 'draft-ietf-httpapi-idempotency-key-header: a retry with the same key and body replays the first answer instead of writing twice; the same key with another body is 422 `idempotency_key_reused`.',
-    schema: { type: 'string', minLength: 1, maxLength: 255 },
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN.source },
   });
   registry.registerComponent('securitySchemes', SECURITY_SCHEME, {
     type: 'http',
@@ -146,7 +147,7 @@ export function buildDocument(tools: readonly Tool[]): OpenApiDocument {
     openapi: '3.1.0',
     info: { ...OPENAPI_INFO, description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
     servers: [{ url: '/', description: 'The origin this document is served from.' }],
-    tags: tags.map((name) => ({ name, description: tagDescription(name) })),
+    tags: tags.map((name) => (Object.hasOwn(TAG_DESCRIPTIONS, name) ? { name, description: TAG_DESCRIPTIONS[name] } : { name })),
   });
   return withoutUnusedComponents(doc);
 }

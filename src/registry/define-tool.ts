@@ -159,7 +159,9 @@ export function defineTool<I extends AnyObject, O extends z.ZodType>(spec: ToolS
   const reversible = write ? (spec.audit.reversible ?? []) : [];
   const auditedTypes = write ? new Set([...reversible.map((e) => e.entityType), ...(spec.audit.appendOnly ?? [])]) : new Set<string>();
   const extras: z.ZodRawShape = write ? { dryRun: DryRunField } : {};
-  const input = spec.input.extend({ ...extras, ...(requiresConfirm ? { confirm: ConfirmField } : {}) }).strict();
+  // extend() starts a new schema: the declared one's JSON Schema metadata (e.g. atLeastOneOf) is carried over.
+  const published = spec.input.meta() ?? {};
+  const input = spec.input.extend({ ...extras, ...(requiresConfirm ? { confirm: ConfirmField } : {}) }).strict().meta(published);
   const validator = spec.input.extend({ ...extras, ...(requiresConfirm ? { confirm: z.unknown().optional() } : {}) }).strict();
   const base: ToolBase = {
     name: spec.name,

@@ -72,7 +72,7 @@ export async function addToCart(tx: Tx, cartId: string, productSlug: string, uni
   if (!product) throw new AppError('not_found', `No product with slug "${productSlug}".`);
   const line = await tx.cartItem.findUnique({ where: { cartId_productId: { cartId, productId: product.id } } });
   const total = (line?.quantity ?? 0n) + BigInt(units);
-  if (total > BigInt(MAX_INT)) throw new AppError('invalid_request', `quantity: the cart would hold more than ${MAX_INT} units of "${productSlug}".`);
+  if (total > BigInt(MAX_INT)) throw new AppError('value_out_of_range', `quantity: the cart would hold more than ${MAX_INT} units of "${productSlug}".`);
   if (line) await tx.cartItem.update({ where: { id: line.id }, data: { quantity: total } });
   else await tx.cartItem.create({ data: { cartId, productId: product.id, quantity: total } });
 }

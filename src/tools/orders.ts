@@ -24,7 +24,7 @@ export const orderTools = [
     }),
     output: z.array(OrderListItem),
     kind: 'read',
-    errors: [],
+    errors: ['invalid_date_range'],
     handler: ({ status, email, fromDate, toDate, limit: take }, ctx) =>
       listOrders(ctx.db, { status, email, ...parseRange({ fromDate, toDate }), limit: take }),
   }),

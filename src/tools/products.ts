@@ -205,7 +205,7 @@ export const productTools = [
     audit: { appendOnly: ['product'] },
     input: z.strictObject({
       slug: slugRef(),
-      imageUrl: z.string().max(2048).describe('Public https URL; no credentials, no IP addresses.'),
+      imageUrl: z.string().min(1).max(2048).describe('Public https URL; no credentials, no IP addresses (400 invalid_image_url).'),
       alt: text({ max: 200 }).optional().describe('Alt text; recorded in the audit entry.'),
       sourceId: text({ max: 200 })
         .optional()

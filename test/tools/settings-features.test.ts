@@ -49,7 +49,6 @@ describe('POST /api/v1/tools/settings.update', () => {
   });
 
   it.each([
-    ['an empty update', {}],
     ['a lower-case currency', { currency: 'dkk' }],
     ['a 4-letter currency', { currency: 'DKKK' }],
     ['a negative fee', { shippingFeeDkk: -1 }],
@@ -61,6 +60,11 @@ describe('POST /api/v1/tools/settings.update', () => {
     ['an unknown field', { id: 2 }],
   ])('refuses %s with 400', async (_name, body) => {
     expectProblem(await update(body), 400, 'invalid_request');
+    expect(await t.db.auditEntry.count()).toBe(0);
+  });
+
+  it.each([['an empty update', {}], ['a dry run naming no setting', { dryRun: true }]])('refuses %s with 422 nothing_to_change', async (_name, body) => {
+    expectProblem(await update(body), 422, 'nothing_to_change');
     expect(await t.db.auditEntry.count()).toBe(0);
   });
 
