@@ -29,6 +29,8 @@ export const PROBLEMS = {
   idempotency_key_reused: { status: 422, title: 'Idempotency-Key reused', resolution: 'Use a new Idempotency-Key for a different request body.' },
   empty_cart: { status: 422, title: 'Cart is empty', resolution: 'Add items with cart.add_item before checkout.' },
   cart_closed: { status: 422, title: 'Cart already checked out', resolution: 'Create a new cart.' },
+  invalid_cursor: { status: 400, title: 'Unknown cursor', resolution: 'Pass nextCursor from the previous page unchanged, or leave cursor out for the first page.' },
+  invalid_layout: { status: 422, title: 'Layout rule broken', resolution: 'Give every section a unique id and link to a site path starting with / or an https URL.' },
   nothing_to_change: { status: 422, title: 'Nothing to change', resolution: 'Name at least one field to change.' },
   invalid_date_range: { status: 422, title: 'Date range reversed', resolution: 'Send a fromDate at or before toDate.' },
   date_not_in_future: { status: 422, title: 'Date not in the future', resolution: 'Send a moment in the future, or leave the field out.' },

@@ -1,3 +1,4 @@
+import { answeredAs } from '../schemas/domain-issue.ts';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../registry/define-tool.ts';
 import { revertTargets } from '../registry/reversible.ts';
@@ -27,7 +28,7 @@ const Cursor = z
   .transform((raw, ctx) => {
     const decoded = /^(\d{1,15})\.([A-Za-z0-9_-]{1,64})$/.exec(Buffer.from(raw, 'base64url').toString('utf8'));
     if (!decoded) {
-      ctx.addIssue({ code: 'custom', message: 'is not a cursor returned by audit.list' });
+      ctx.addIssue({ code: 'custom', message: 'is not a cursor returned by audit.list', params: answeredAs('invalid_cursor') });
       return z.NEVER;
     }
     return { at: new Date(Number(decoded[1])), id: decoded[2] };
@@ -53,13 +54,13 @@ export function auditTools(tools: readonly Tool[]): Tool[] {
       description: 'Lists audit entries newest first: which key changed which entity with which tool, with the state before and after. Page with nextCursor.',
       scope: 'audit:read',
       kind: 'read',
-      errors: [],
+      errors: ['invalid_cursor'],
       input: z.strictObject({
         tool: text({ min: 1, max: 100 }).optional(),
         entityType: text({ min: 1, max: 100 }).optional(),
         entityId: text({ min: 1, max: 100 }).optional(),
         limit: limit(20),
-        cursor: Cursor.optional(),
+        cursor: Cursor.optional().describe('nextCursor of the previous page (400 invalid_cursor for anything else).'),
       }),
       output: z.object({ entries: z.array(AuditEntryOut), nextCursor: z.string().nullable() }),
       async handler(filter, ctx) {

@@ -336,19 +336,19 @@ describe('docs/robustness.md, rows 3–16 over REST and MCP (same problem code)'
     }
   });
 
-  const BAD_PAGING: [string, Record<string, unknown>][] = [
-    ['products.search', { limit: 100_000 }],
-    ['orders.list', { limit: 100_000 }],
-    ['audit.list', { cursor: 'garbage' }],
-    ['audit.list', { cursor: Buffer.from('1.2.3').toString('base64url') }],
-    ['products.search', { offset: -1 }],
-    ['audit.list', { limit: -1 }],
+  const BAD_PAGING: [string, Record<string, unknown>, string][] = [
+    ['products.search', { limit: 100_000 }, 'invalid_request'],
+    ['orders.list', { limit: 100_000 }, 'invalid_request'],
+    ['audit.list', { cursor: 'garbage' }, 'invalid_cursor'],
+    ['audit.list', { cursor: Buffer.from('1.2.3').toString('base64url') }, 'invalid_cursor'],
+    ['products.search', { offset: -1 }, 'invalid_request'],
+    ['audit.list', { limit: -1 }, 'invalid_request'],
   ];
-  it('row 16: limit 100000, a garbage cursor, a negative offset → 400 invalid_request', async () => {
-    for (const [tool, body] of BAD_PAGING) expectProblem(await t.call(tool, body, admin), 400, 'invalid_request');
+  it('row 16: limit 100000, a negative offset → 400 invalid_request; a garbage cursor → 400 invalid_cursor', async () => {
+    for (const [tool, body, code] of BAD_PAGING) expectProblem(await t.call(tool, body, admin), 400, code);
   });
-  it('row 16 over MCP: the same paging → invalid_request', async () => {
-    for (const [tool, body] of BAD_PAGING) expect((await mcpCall(tool, body)).code, `${tool} ${JSON.stringify(body)}`).toBe('invalid_request');
+  it('row 16 over MCP: the same paging, the same codes', async () => {
+    for (const [tool, body, code] of BAD_PAGING) expect((await mcpCall(tool, body)).code, `${tool} ${JSON.stringify(body)}`).toBe(code);
   });
 });
 
@@ -642,7 +642,7 @@ describe('docs/robustness.md, rows 34–37 (MCP)', () => {
       ['products.update', JSON.stringify({ slug: p.slug, patch: { slug: 'row-37-new' } }), 'slug_immutable'],
       ['discounts.create', '{"code":"ROW37","type":"percent","value":5,"usageCount":9}', 'invalid_request'],
       ['products.search', '{"q":"%"}', 'ok'],
-      ['audit.list', '{"cursor":"garbage"}', 'invalid_request'],
+      ['audit.list', '{"cursor":"garbage"}', 'invalid_cursor'],
     ];
     for (const [tool, args, code] of cases) {
       const rest = await rawCall(tool, args, admin);
