@@ -7,6 +7,7 @@ import { deprecationNotice } from '../registry/deprecation-notice.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../registry/idempotency.ts';
 import { problemCodesByStatus } from '../registry/tool-problems.ts';
 import { ChangeSchema, resultEnvelope } from '../registry/result-envelope.ts';
+import { TOOL_EXAMPLES, type ToolExample } from './examples.ts';
 import { TAG_DESCRIPTIONS } from './tags.ts';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -179,7 +180,7 @@ function operation(tool: Tool): RouteConfig {
       ...(tool.write ? (['Idempotent-Replayed'] as const) : []),
       ...(tool.deprecated ? (['Deprecation', 'Sunset', 'Link'] as const) : []),
     ]),
-    content: { 'application/json': { schema: resultEnvelope(tool, ChangeComponent) } },
+    content: { 'application/json': { schema: resultEnvelope(tool, ChangeComponent), ...examplesOf(tool, (ex) => ({ ok: true, result: ex.result })) } },
   };
   return {
     method: 'post',
@@ -196,10 +197,18 @@ function operation(tool: Tool): RouteConfig {
     'x-reversible': tool.reversible.length > 0,
     ...(tool.rateLimit ? { 'x-rate-limit': { policy: tool.name, limit: tool.rateLimit.max, windowSeconds: tool.rateLimit.windowSeconds } } : {}),
     ...(tool.write ? { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] } : {}),
-    request: { body: { required: true, content: { 'application/json': { schema: tool.input } } } },
+    request: { body: { required: true, content: { 'application/json': { schema: tool.input, ...examplesOf(tool, (ex) => ex.request) } } } },
     responses: { 200: success, ...errorResponses(tool) },
   };
 }
+
+/** The tool's recorded example (src/openapi/examples.json) as an OpenAPI `examples` map; none for a tool without one. */
+function examplesOf(tool: Tool, value: (ex: ToolExample) => unknown) {
+  const ex = Object.hasOwn(TOOL_EXAMPLES, tool.name) ? TOOL_EXAMPLES[tool.name] : undefined;
+  return ex ? { examples: { [exampleKey(tool)]: { summary: ex.summary, value: value(ex) } } } : {};
+}
+
+const exampleKey = (tool: Tool) => tool.name.replace(/\W/g, '_');
 
 function operationDescription(tool: Tool): string {
   const notes = [

@@ -150,7 +150,12 @@ export const REVERSIBLE_SENTENCE = 'Reversible with audit.revert.';
 const rateLimitSentence = ({ max, windowSeconds }: ToolRateLimit) => `Limited to ${max} calls per ${windowSeconds} s per key.`;
 
 const DryRunField = z.boolean().optional().describe('Validate and run the tool in a transaction that is rolled back; returns the changes it would make.');
-const ConfirmField = z.literal(true).describe('Must be exactly true to perform this change (not needed with dryRun: true).');
+// Optional in the schema because a dry run needs none; the rule between the two fields is stated here and answered
+// with 422 confirmation_required.
+const ConfirmField = z
+  .literal(true)
+  .optional()
+  .describe('Must be exactly true to perform this change; may be left out only with dryRun: true (422 confirmation_required otherwise).');
 
 export function defineTool<I extends AnyObject, O extends z.ZodType>(spec: ToolSpec<I, O>): Tool {
   if (spec.deprecated) checkDeprecation(spec.name, spec.deprecated);
