@@ -8,9 +8,12 @@ import { PROBLEMS, type ProblemCode } from '../errors.ts';
 /** The `params` of a zod refinement whose failure is answered with `problem`. */
 export const answeredAs = (problem: ProblemCode) => ({ problem });
 
-/** The problem code for a failed parse: the domain code when every issue carries one, else invalid_request. */
+/**
+ * The problem code for a failed parse: when every issue carries a domain code, the first one's (detail lists them
+ * all); else invalid_request, since the input breaks the published schema too.
+ */
 export function problemOfIssues(issues: readonly z.core.$ZodIssue[]): ProblemCode {
   const codes = issues.map((issue) => (issue.code === 'custom' ? (issue.params as { problem?: unknown } | undefined)?.problem : undefined));
-  const first = codes[0];
-  return typeof first === 'string' && Object.hasOwn(PROBLEMS, first) && codes.every((c) => c === first) ? (first as ProblemCode) : 'invalid_request';
+  const domain = codes.filter((c): c is ProblemCode => typeof c === 'string' && Object.hasOwn(PROBLEMS, c));
+  return domain.length > 0 && domain.length === codes.length ? domain[0] : 'invalid_request';
 }
