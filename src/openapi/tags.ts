@@ -1,6 +1,7 @@
 // One tag per tool domain (the part of the tool name before the dot), with what the domain is for.
 // test/openapi/openapi.test.ts fails while a domain of the registry has no description here.
 export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  images: 'Stock photos from Openverse, Unsplash or Pexels, with licence and credit, ready for products.attach_image.',
   products: 'The product catalog: search and read live products, create, update, soft-delete and attach images.',
   categories: 'Product categories with their live product counts: list, create or update, delete when empty.',
   pages: 'CMS pages (drafts included) and their Visual Builder layouts.',

@@ -2,12 +2,13 @@
 // running service on freshly seeded demo data, in the file's order, and must answer 200 with the recorded result.
 // Volatile values are compared by kind only (docs/reference.md, "Examples"): ids (an `id` or `…Id` field, and
 // `nextCursor`) and ISO 8601 timestamps. UPDATE_EXAMPLES=1 records the answers (and the bound ids) into the file.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { seedDemo } from '../../src/cli/seed/index.ts';
 import { TOOL_EXAMPLES, type ToolExample } from '../../src/openapi/examples.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { sendJson, startLocalServer, type LocalServer } from '../outbound/local-server.ts';
 
 const FILE = new URL('../../src/openapi/examples.json', import.meta.url);
 const RECORD = process.env.UPDATE_EXAMPLES === '1';
@@ -41,13 +42,18 @@ const at = (value: unknown, path: string): unknown =>
 
 let t: TestApp;
 let key: string;
+let imageProvider: LocalServer;
 beforeAll(async () => {
-  t = await createTestApp();
+  // images.search_stock asks a stock photo provider: a local one answering with Openverse's documented example.
+  const openverse = JSON.parse(readFileSync(new URL('../tools/images-fixtures/openverse-search.json', import.meta.url), 'utf8')).response;
+  imageProvider = await startLocalServer((_req, res) => sendJson(res, 200, openverse));
+  t = await createTestApp({ env: { OUTBOUND_ALLOW_PRIVATE: '1', OPENVERSE_API_URL: imageProvider.origin } });
   await seedDemo(t.db);
   key = await t.key();
 }, 60_000);
 afterAll(async () => {
   await t?.close();
+  await imageProvider?.close();
 });
 
 it('every tool has an example, and every example names a tool', () => {
