@@ -12,8 +12,10 @@ import { registerToolRoutes } from './http/tool-routes.ts';
 import { registerDiscoveryRoutes } from './http/discovery-routes.ts';
 import { PATHS } from './http/paths.ts';
 import { registerMcp } from './mcp/mcp-route.ts';
+import { useResolver } from './events/endpoint-url.ts';
 import { ALLOW_PRIVATE_WARNING } from './outbound/service-client.ts';
 import { setUpImageSearch } from './services/images/index.ts';
+import type { Resolver } from './outbound/safe-fetch.ts';
 import type { Tool } from './registry/define-tool.ts';
 import { TOOLS } from './tools/index.ts';
 
@@ -23,6 +25,8 @@ export type AppDeps = {
   tools?: readonly Tool[];
   /** An ioredis client for shared rate-limit counters. */
   redis?: unknown;
+  /** Tests point host names at chosen addresses (webhook endpoint URLs are resolved when they are set). */
+  resolve?: Resolver;
   /** Where logs go; pino's JSON lines on stdout when unset (src/log-format.ts picks a human format on a terminal). */
   logStream?: NodeJS.WritableStream;
 };
@@ -57,6 +61,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   if (config.outbound.allowPrivate) app.log.warn(ALLOW_PRIVATE_WARNING);
   setUpImageSearch(config, { redis: deps.redis, onCacheError: (err) => app.log.warn({ err }, 'image search cache unavailable') });
+  if (deps.resolve) useResolver(config, deps.resolve);
 
   app.setErrorHandler((err, req, reply) => sendProblem(req, reply, err));
   app.setNotFoundHandler((req, reply) => sendProblem(req, reply, new AppError('not_found', `Nothing at ${req.method} ${req.url.split('?')[0]}.`)));

@@ -5,6 +5,13 @@ const positiveInt = z.coerce.number().int().positive();
 
 export const IMAGE_PROVIDERS = ['openverse', 'unsplash', 'pexels'] as const;
 export type ImageProviderName = (typeof IMAGE_PROVIDERS)[number];
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+/** "250ms", "5s", "30m", "2h" → milliseconds. */
+const duration = z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, 'must be a duration such as 250ms, 5s, 30m or 2h').transform((v) => {
+  const [, amount, unit] = /^([\d.]+)(ms|s|m|h)$/.exec(v)!;
+  return Math.round(Number(amount) * DURATION_UNITS_MS[unit as keyof typeof DURATION_UNITS_MS]);
+});
+const durations = z.string().transform((list) => list.split(',').map((d) => d.trim())).pipe(z.array(duration).min(1));
 
 // The only reader of process.env: everything else receives a frozen Config.
 const ConfigSchema = z.object({
@@ -31,6 +38,11 @@ const ConfigSchema = z.object({
   UNSPLASH_ACCESS_KEY: z.string().min(1).optional(),
   PEXELS_API_URL: z.url().default('https://api.pexels.com'),
   PEXELS_API_KEY: z.string().min(1).optional(),
+  WEBHOOK_RETRY_SCHEDULE: durations.prefault('5s,5m,30m,2h,5h,10h'),
+  WEBHOOK_DISABLE_AFTER: duration.prefault('24h'),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(0).default(16),
+  WEBHOOK_POLL_INTERVAL: duration.prefault('250ms'),
+  WEBHOOK_LEASE: duration.prefault('60s'),
   OUTBOUND_DENY_LIST: z.string().default('').transform((list, ctx) => {
     const entries = list.split(',').map((s) => s.trim()).filter(Boolean);
     try {
@@ -71,6 +83,19 @@ export type Config = Readonly<{
     unsplash: Readonly<{ baseUrl: string; accessKey: string | undefined }>;
     pexels: Readonly<{ baseUrl: string; apiKey: string | undefined }>;
   }>;
+  /** Webhook delivery (docs/webhooks.md). */
+  webhooks: Readonly<{
+    /** Waits before the 2nd, 3rd … attempt (ms); after the last, the delivery is failed. Jitter is added. */
+    retryScheduleMs: readonly number[];
+    /** An endpoint whose deliveries have failed for this long without a success is disabled. */
+    disableAfterMs: number;
+    /** Deliveries in flight per instance; 0: this instance sends none. */
+    concurrency: number;
+    /** How often an idle worker looks for due deliveries. */
+    pollIntervalMs: number;
+    /** How long a claimed delivery is reserved for the instance sending it; longer than the 10 s send timeout. */
+    leaseMs: number;
+  }>;
 }>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -107,6 +132,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       openverse: Object.freeze({ baseUrl: e.OPENVERSE_API_URL.replace(/\/+$/, '') }),
       unsplash: Object.freeze({ baseUrl: e.UNSPLASH_API_URL.replace(/\/+$/, ''), accessKey: e.UNSPLASH_ACCESS_KEY }),
       pexels: Object.freeze({ baseUrl: e.PEXELS_API_URL.replace(/\/+$/, ''), apiKey: e.PEXELS_API_KEY }),
+    }),
+    webhooks: Object.freeze({
+      retryScheduleMs: Object.freeze(e.WEBHOOK_RETRY_SCHEDULE),
+      disableAfterMs: e.WEBHOOK_DISABLE_AFTER,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      pollIntervalMs: e.WEBHOOK_POLL_INTERVAL,
+      leaseMs: e.WEBHOOK_LEASE,
     }),
   });
 }

@@ -3,6 +3,8 @@ import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createDb } from './db/client.ts';
 import { openDatabase } from './db/open-database.ts';
+import { startDeliveryWorker } from './events/delivery-worker.ts';
+import { serviceSafeFetch } from './outbound/service-client.ts';
 import { onShutdownSignal } from './shutdown.ts';
 import { logDestination } from './log-format.ts';
 import { announceStartup } from './startup-banner.ts';
@@ -36,6 +38,9 @@ try {
   // app.close() stops accepting connections and resolves once in-flight requests have been answered.
   closers.push(() => app.close());
   await app.listen({ host: config.host, port: config.port });
+  // Registered after app.close, so it stops first: deliveries in flight finish before the database goes.
+  const webhooks = startDeliveryWorker({ db, config, log: app.log, fetch: serviceSafeFetch(config) });
+  closers.push(() => webhooks.stop());
   announceStartup(app, config);
 } catch (err) {
   console.error('[server] failed to start:', err);

@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { Db, Tx } from '../db/client.ts';
 import { AppError, classifyUnknown } from '../errors.ts';
 import { toJsonValue } from '../db/json-value.ts';
+import { recordEvents } from '../events/outbox.ts';
 import { claimIdempotencyKey, recordOutcome, replay, requestHash, type IdempotencyClaim, type StoredOutcome } from './idempotency.ts';
 import type { Change, Principal, Tool, ToolRateLimit, WriteContext } from './define-tool.ts';
 import { problemCodesOf } from './tool-problems.ts';
@@ -123,6 +124,7 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
             revertOf: c.revertOf ?? null,
           })),
         });
+        await recordEvents(tx, changes, { validate: deps.config.toolContracts === 'strict' });
       }
       if (idem) await recordOutcome(tx, idem, { status: 200, body: { ok: true, result: shaped } });
       return shaped;
