@@ -34,6 +34,28 @@ type Claimed = {
 export type DeliveryWorker = { stop: () => Promise<void> };
 
 export type WorkerDeps = { db: Db; config: Config; log: FastifyBaseLogger; fetch: SafeFetch };
+type Deps = WorkerDeps & { withConnection: <T>(work: () => Promise<T>) => Promise<T> };
+
+/**
+ * The worker's share of the connection pool: its statements queue here instead of taking every pooled connection
+ * while many deliveries finish at once, which would starve the requests' transactions.
+ */
+const WORKER_CONNECTIONS = 2;
+
+function limiter(max: number) {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(work: () => Promise<T>): Promise<T> => {
+    if (active >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await work();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
 
 /**
  * Sends due deliveries from inside the service. Each instance claims with FOR UPDATE SKIP LOCKED, so instances
@@ -41,7 +63,8 @@ export type WorkerDeps = { db: Db; config: Config; log: FastifyBaseLogger; fetch
  * so one claimed by an instance that died falls due again when the lease runs out. Idle workers poll (every
  * WEBHOOK_POLL_INTERVAL); a full batch is followed by the next claim at once.
  */
-export function startDeliveryWorker(deps: WorkerDeps): DeliveryWorker {
+export function startDeliveryWorker(workerDeps: WorkerDeps): DeliveryWorker {
+  const deps: Deps = { ...workerDeps, withConnection: limiter(WORKER_CONNECTIONS) };
   const { concurrency, pollIntervalMs } = deps.config.webhooks;
   const inFlight = new Set<Promise<void>>();
   let stopping = false;
@@ -92,8 +115,8 @@ export function startDeliveryWorker(deps: WorkerDeps): DeliveryWorker {
   };
 }
 
-async function claim({ db, config }: WorkerDeps, limit: number): Promise<Claimed[]> {
-  return db.$queryRaw<Claimed[]>`
+async function claim({ db, config, withConnection }: Deps, limit: number): Promise<Claimed[]> {
+  return withConnection(() => db.$queryRaw<Claimed[]>`
     WITH due AS (
       SELECT id FROM "WebhookDelivery"
       WHERE status = 'pending' AND "nextAttemptAt" <= now()
@@ -106,7 +129,7 @@ async function claim({ db, config }: WorkerDeps, limit: number): Promise<Claimed
     WHERE d.id = due.id AND e.id = d."eventId" AND p.id = d."endpointId"
     RETURNING d.id, d.attempts, e.id AS "eventId", e.type, e."entityType", e."entityId", e.sequence, e.data::text AS data,
               e."createdAt" AS "eventCreatedAt", p.id AS "endpointId", p.url, p.enabled, p.secret, p."previousSecret",
-              p."previousSecretExpiresAt"`;
+              p."previousSecretExpiresAt"`);
 }
 
 /** The body every attempt of an event sends, byte for byte (the stored data is json, so its key order is kept). */
@@ -119,7 +142,7 @@ export function eventBody(d: Pick<Claimed, 'eventId' | 'type' | 'eventCreatedAt'
 
 type Outcome = { statusCode: number | null; error: string | null; responseBody: string | null; latencyMs: number };
 
-async function deliver(deps: WorkerDeps, d: Claimed): Promise<void> {
+async function deliver(deps: Deps, d: Claimed): Promise<void> {
   if (!d.enabled) {
     await record(deps, d, { statusCode: null, error: 'endpoint disabled', responseBody: null, latencyMs: 0 }, true);
     return;
@@ -153,14 +176,14 @@ const elapsed = (started: number) => Math.round(performance.now() - started);
  * Writes the attempt, the delivery's next state (succeeded; pending again after the schedule's wait; or failed) and
  * the endpoint's failure streak in one statement. An endpoint failing for WEBHOOK_DISABLE_AFTER is then disabled.
  */
-async function record({ db, config, log }: WorkerDeps, d: Claimed, outcome: Outcome, final: boolean): Promise<void> {
+async function record({ db, config, log, withConnection }: Deps, d: Claimed, outcome: Outcome, final: boolean): Promise<void> {
   const succeeded = outcome.error === null;
   const attempts = d.attempts + 1;
   const delay = succeeded || final ? null : retryDelayMs(attempts, config.webhooks.retryScheduleMs);
   const status = succeeded ? 'succeeded' : delay === null ? 'failed' : 'pending';
   // The streak starts at the first failure after a success and ends at the next success; the endpoint row is only
   // written when that changes, so successful deliveries to one endpoint do not queue on its row lock.
-  const [row] = await db.$queryRaw<{ failingSince: Date | null }[]>`
+  const [row] = await withConnection(() => db.$queryRaw<{ failingSince: Date | null }[]>`
     WITH attempt AS (
       INSERT INTO "WebhookAttempt" (id, "deliveryId", "statusCode", "latencyMs", error, "responseBody")
       VALUES (${`att_${randomBytes(12).toString('base64url')}`}, ${d.id}, ${outcome.statusCode}, ${outcome.latencyMs}, ${outcome.error}, ${outcome.responseBody})
@@ -172,10 +195,10 @@ async function record({ db, config, log }: WorkerDeps, d: Claimed, outcome: Outc
       "nextAttemptAt" = now() + ${delay ?? 0}::float8 * interval '1 millisecond',
       "completedAt" = CASE WHEN ${status}::text = 'pending' THEN NULL ELSE now() END
     WHERE id = ${d.id}
-    RETURNING (SELECT "failingSince" FROM "WebhookEndpoint" WHERE id = ${d.endpointId})`;
+    RETURNING (SELECT "failingSince" FROM "WebhookEndpoint" WHERE id = ${d.endpointId})`);
   const failingSince = row?.failingSince;
   if (!succeeded && !final && failingSince && Date.now() - failingSince.getTime() >= config.webhooks.disableAfterMs) {
-    await db.$transaction((tx) => disableFailingEndpoint(tx, d.endpointId));
+    await withConnection(() => db.$transaction((tx) => disableFailingEndpoint(tx, d.endpointId)));
     log.warn({ endpoint: d.endpointId }, 'webhook endpoint disabled after failing deliveries');
   }
 }
