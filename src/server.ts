@@ -35,12 +35,12 @@ try {
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
   if (redis) closers.push(() => redis.disconnect());
   const app = await buildApp(config, { db, redis, logStream: await logDestination() });
+  // Closed after the app (closers run in reverse): deliveries in flight finish before the database goes.
+  const webhooks = startDeliveryWorker({ db, config, log: app.log, fetch: serviceSafeFetch(config) });
+  closers.push(() => webhooks.stop());
   // app.close() stops accepting connections and resolves once in-flight requests have been answered.
   closers.push(() => app.close());
   await app.listen({ host: config.host, port: config.port });
-  // Registered after app.close, so it stops first: deliveries in flight finish before the database goes.
-  const webhooks = startDeliveryWorker({ db, config, log: app.log, fetch: serviceSafeFetch(config) });
-  closers.push(() => webhooks.stop());
   announceStartup(app, config);
 } catch (err) {
   console.error('[server] failed to start:', err);

@@ -19,7 +19,6 @@ async function startInstance(env: Record<string, string> = {}): Promise<ServerPr
     REDIS_URL: undefined,
     OUTBOUND_ALLOW_PRIVATE: '1',
     WEBHOOK_POLL_INTERVAL: '50ms',
-    WEBHOOK_LEASE: '3s',
     WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms',
     RATE_LIMIT_PREAUTH_MAX: '100000',
     RATE_LIMIT_AUTH_MAX: '100000',
@@ -99,7 +98,8 @@ describe('delivery across processes', () => {
   }, 180_000);
 
   it('an instance killed with SIGKILL mid-delivery: every event still arrives, duplicates share their webhook-id', async () => {
-    const [a, b] = await Promise.all([startInstance(), startInstance()]);
+    // A short lease, so the dead instance's claims fall due again quickly.
+    const [a, b] = await Promise.all([startInstance({ WEBHOOK_LEASE: '3s' }), startInstance({ WEBHOOK_LEASE: '3s' })]);
     const receiver = await startReceiver();
     // Slow answers keep deliveries in flight when the instance dies.
     receiver.respond(() => ({ status: 204, delayMs: 200 }));
