@@ -34,7 +34,7 @@ type Claimed = {
 export type DeliveryWorker = { stop: () => Promise<void> };
 
 export type WorkerDeps = { db: Db; config: Config; log: FastifyBaseLogger; fetch: SafeFetch };
-type Deps = WorkerDeps & { withConnection: <T>(work: () => Promise<T>) => Promise<T> };
+type Deps = WorkerDeps & { withConnection: <T>(work: () => Promise<T>) => Promise<T>; record: (item: Recorded) => Promise<void> };
 
 /**
  * The worker's share of the connection pool: its statements queue here instead of taking every pooled connection
@@ -64,7 +64,8 @@ function limiter(max: number) {
  * WEBHOOK_POLL_INTERVAL); a full batch is followed by the next claim at once.
  */
 export function startDeliveryWorker(workerDeps: WorkerDeps): DeliveryWorker {
-  const deps: Deps = { ...workerDeps, withConnection: limiter(WORKER_CONNECTIONS) };
+  const base = { ...workerDeps, withConnection: limiter(WORKER_CONNECTIONS) };
+  const deps: Deps = { ...base, record: createRecorder(base) };
   const { concurrency, pollIntervalMs } = deps.config.webhooks;
   const inFlight = new Set<Promise<void>>();
   let stopping = false;
@@ -144,7 +145,7 @@ type Outcome = { statusCode: number | null; error: string | null; responseBody: 
 
 async function deliver(deps: Deps, d: Claimed): Promise<void> {
   if (!d.enabled) {
-    await record(deps, d, { statusCode: null, error: 'endpoint disabled', responseBody: null, latencyMs: 0 }, true);
+    await deps.record({ d, outcome: { statusCode: null, error: 'endpoint disabled', responseBody: null, latencyMs: 0 }, final: true });
     return;
   }
   const now = new Date();
@@ -167,42 +168,85 @@ async function deliver(deps: Deps, d: Claimed): Promise<void> {
     const message = err instanceof OutboundError ? `${err.kind}: ${err.message}` : 'network: the request failed';
     outcome = { statusCode: null, error: message, responseBody: null, latencyMs: elapsed(started) };
   }
-  await record(deps, d, outcome, false);
+  await deps.record({ d, outcome, final: false });
 }
 
 const elapsed = (started: number) => Math.round(performance.now() - started);
 
+type Recorded = { d: Claimed; outcome: Outcome; final: boolean };
+
 /**
- * Writes the attempt, the delivery's next state (succeeded; pending again after the schedule's wait; or failed) and
- * the endpoint's failure streak in one statement. An endpoint failing for WEBHOOK_DISABLE_AFTER is then disabled.
+ * Writes attempts in batches: every outcome that arrives while a batch is being written goes into the next one, so
+ * a busy worker records many deliveries per statement and uses one connection for it, not one per delivery.
  */
-async function record({ db, config, log, withConnection }: Deps, d: Claimed, outcome: Outcome, final: boolean): Promise<void> {
-  const succeeded = outcome.error === null;
-  const attempts = d.attempts + 1;
-  const delay = succeeded || final ? null : retryDelayMs(attempts, config.webhooks.retryScheduleMs);
-  const status = succeeded ? 'succeeded' : delay === null ? 'failed' : 'pending';
-  // The streak starts at the first failure after a success and ends at the next success; the endpoint row is only
-  // written when that changes, so successful deliveries to one endpoint do not queue on its row lock.
-  const [row] = await withConnection(() => db.$queryRaw<{ failingSince: Date | null }[]>`
-    WITH attempt AS (
-      INSERT INTO "WebhookAttempt" (id, "deliveryId", "statusCode", "latencyMs", error, "responseBody")
-      VALUES (${`att_${randomBytes(12).toString('base64url')}`}, ${d.id}, ${outcome.statusCode}, ${outcome.latencyMs}, ${outcome.error}, ${outcome.responseBody})
-    ), streak AS (
-      UPDATE "WebhookEndpoint" SET "failingSince" = CASE WHEN ${succeeded}::boolean THEN NULL ELSE now() END
-      WHERE id = ${d.endpointId} AND ("failingSince" IS NULL) = NOT ${succeeded}::boolean AND NOT ${final}::boolean
-    )
-    UPDATE "WebhookDelivery" SET attempts = ${attempts}, status = ${status}::"WebhookDeliveryStatus",
-      "nextAttemptAt" = now() + ${delay ?? 0}::float8 * interval '1 millisecond',
-      "completedAt" = CASE WHEN ${status}::text = 'pending' THEN NULL ELSE now() END
-    WHERE id = ${d.id}
-    RETURNING (SELECT "failingSince" FROM "WebhookEndpoint" WHERE id = ${d.endpointId})`);
-  const failingSince = row?.failingSince;
-  if (!succeeded && !final && failingSince && Date.now() - failingSince.getTime() >= config.webhooks.disableAfterMs) {
-    await withConnection(() => db.$transaction((tx) => disableFailingEndpoint(tx, d.endpointId)));
-    log.warn({ endpoint: d.endpointId }, 'webhook endpoint disabled after failing deliveries');
-  }
+function createRecorder(deps: Omit<Deps, 'record'>) {
+  let queue: { item: Recorded; done: (err?: unknown) => void }[] = [];
+  let writing = false;
+  const flush = async () => {
+    if (writing || queue.length === 0) return;
+    writing = true;
+    const batch = queue;
+    queue = [];
+    try {
+      await recordBatch(deps, batch.map((b) => b.item));
+      for (const b of batch) b.done();
+    } catch (err) {
+      for (const b of batch) b.done(err);
+    } finally {
+      writing = false;
+      void flush();
+    }
+  };
+  return (item: Recorded) =>
+    new Promise<void>((resolve, reject) => {
+      queue.push({ item, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      void flush();
+    });
 }
 
+/**
+ * One statement per batch: the attempts, each delivery's next state (succeeded; pending again after the schedule's
+ * wait; or failed) and the endpoints' failure streaks. A streak starts at the first failure after a success and
+ * ends at the next success; an endpoint row is written only when that changes, so successful deliveries do not
+ * queue on its lock. An endpoint failing for WEBHOOK_DISABLE_AFTER is then disabled.
+ */
+async function recordBatch({ db, config, log, withConnection }: Omit<Deps, 'record'>, items: readonly Recorded[]): Promise<void> {
+  const rows = items.map(({ d, outcome, final }) => {
+    const succeeded = outcome.error === null;
+    const attempts = d.attempts + 1;
+    const delay = succeeded || final ? null : retryDelayMs(attempts, config.webhooks.retryScheduleMs);
+    return { d, outcome, final, succeeded, attempts, delay, status: succeeded ? 'succeeded' : delay === null ? 'failed' : 'pending' };
+  });
+  const col = <T>(pick: (r: (typeof rows)[number]) => T) => rows.map(pick);
+  const failing = await withConnection(() => db.$queryRaw<{ endpointId: string; failingSince: Date }[]>`
+    WITH o AS (
+      SELECT * FROM unnest(${col((r) => r.d.id)}::text[], ${col(() => `att_${randomBytes(12).toString('base64url')}`)}::text[],
+                           ${col((r) => r.outcome.statusCode)}::int[], ${col((r) => r.outcome.latencyMs)}::int[],
+                           ${col((r) => r.outcome.error)}::text[], ${col((r) => r.outcome.responseBody)}::text[],
+                           ${col((r) => r.attempts)}::int[], ${col((r) => r.status)}::text[], ${col((r) => r.delay ?? 0)}::float8[],
+                           ${col((r) => r.d.endpointId)}::text[], ${col((r) => r.succeeded)}::boolean[], ${col((r) => r.final)}::boolean[])
+        AS o(id, "attemptId", "statusCode", "latencyMs", error, "responseBody", attempts, status, delay, "endpointId", succeeded, final)
+    ), attempt AS (
+      INSERT INTO "WebhookAttempt" (id, "deliveryId", "statusCode", "latencyMs", error, "responseBody")
+      SELECT "attemptId", id, "statusCode", "latencyMs", error, "responseBody" FROM o
+    ), streak AS (
+      UPDATE "WebhookEndpoint" p SET "failingSince" = CASE WHEN s.succeeded THEN NULL ELSE now() END
+      FROM (SELECT "endpointId", bool_or(succeeded) AS succeeded FROM o WHERE NOT final GROUP BY "endpointId") s
+      WHERE p.id = s."endpointId" AND (p."failingSince" IS NULL) = NOT s.succeeded
+    ), delivery AS (
+      UPDATE "WebhookDelivery" d SET attempts = o.attempts, status = o.status::"WebhookDeliveryStatus",
+        "nextAttemptAt" = now() + o.delay * interval '1 millisecond',
+        "completedAt" = CASE WHEN o.status = 'pending' THEN NULL ELSE now() END
+      FROM o WHERE d.id = o.id
+    )
+    SELECT p.id AS "endpointId", p."failingSince" FROM "WebhookEndpoint" p
+    WHERE p.id IN (SELECT "endpointId" FROM o WHERE NOT succeeded AND NOT final) AND p."failingSince" IS NOT NULL`);
+  for (const { endpointId, failingSince } of failing) {
+    if (Date.now() - failingSince.getTime() < config.webhooks.disableAfterMs) continue;
+    await withConnection(() => db.$transaction((tx) => disableFailingEndpoint(tx, endpointId)));
+    log.warn({ endpoint: endpointId }, 'webhook endpoint disabled after failing deliveries');
+  }
+}
 
 async function disableFailingEndpoint(tx: Tx, endpointId: string): Promise<void> {
   await tx.$queryRaw`SELECT id FROM "WebhookEndpoint" WHERE id = ${endpointId} FOR UPDATE`;
