@@ -75,7 +75,7 @@ export const WebhookEndpointObject = z.object({
   events: z.array(z.string()),
   enabled: z.boolean(),
   disabledReason: optText(),
-  previousSecretExpiresAt: optTime().describe('After webhooks.rotate_secret: until when the old secret still signs.'),
+  previousSecretExpiresAt: optTime().describe('Until when the old secret also signs.'),
   createdAt: timestamp(),
   updatedAt: timestamp(),
 });

@@ -12,19 +12,19 @@ import {
   updateEndpoint,
 } from '../services/webhooks.ts';
 
-const EndpointId = text({ min: 1, max: 100 }).describe('The endpoint id (we_…) from webhooks.create or webhooks.list.');
-const Url = z.string().max(2048).describe('https URL that receives POSTed events; its host must resolve to public addresses.');
+const EndpointId = text({ min: 1, max: 100 }).describe('Endpoint id (we_…).');
+const Url = z.string().max(2048).describe('Public https URL.');
 const Events = z
   .array(z.string().max(100).refine(isEventPattern, 'must be an event type from the catalogue, "<entity>.*" or "*"'))
   .min(1)
   .max(100)
-  .describe('Event types to receive (see the webhooks section of /openapi.json); "order.*" matches every order event, "*" every event.');
+  .describe('Event types (OpenAPI webhooks), "order.*" or "*".');
 const Description = text({ max: 500 }).nullable();
 
 const Endpoint = WebhookEndpointObject;
 const WithSecret = z.object({
   endpoint: Endpoint,
-  secret: z.string().describe('whsec_… signing secret; shown only in this answer. Verify deliveries with it (docs/webhooks.md).'),
+  secret: z.string().describe('whsec_… signing secret, shown only here.'),
 });
 
 const Attempt = z.object({
@@ -32,16 +32,16 @@ const Attempt = z.object({
   statusCode: z.number().int().nullable(),
   latencyMs: z.number().int(),
   error: z.string().nullable(),
-  responseBody: z.string().nullable().describe('The first 1 KB of the endpoint’s answer.'),
+  responseBody: z.string().nullable().describe('First 1 KB.'),
 });
 
 const Delivery = z.object({
   id: z.string(),
-  eventId: z.string().describe('Also the webhook-id header of every attempt.'),
+  eventId: z.string().describe('= webhook-id.'),
   eventType: z.string(),
   status: z.enum(['pending', 'succeeded', 'failed']),
   attempts: z.array(Attempt),
-  nextAttemptAt: timestamp().nullable().describe('When a pending delivery is tried next; null once it succeeded or failed.'),
+  nextAttemptAt: timestamp().nullable(),
   createdAt: timestamp(),
   completedAt: timestamp().nullable(),
 });
@@ -51,7 +51,7 @@ export const webhookTools = [
     name: 'webhooks.create',
     title: 'Create a webhook endpoint',
     description:
-      'Registers an https URL to receive signed events (Standard Webhooks). Returns the signing secret once: store it. The URL must resolve to public addresses (checked now and before every delivery).',
+      'Registers an https URL for signed events (Standard Webhooks). Returns the signing secret once.',
     scope: 'settings:write',
     kind: 'write',
     errors: ['invalid_webhook_url'],
@@ -69,7 +69,7 @@ export const webhookTools = [
   defineTool({
     name: 'webhooks.list',
     title: 'List webhook endpoints',
-    description: 'Lists the webhook endpoints, oldest first, without their secrets. disabledReason says why a disabled endpoint stopped receiving.',
+    description: 'Lists webhook endpoints, without secrets.',
     scope: 'settings:read',
     kind: 'read',
     errors: [],
@@ -82,7 +82,7 @@ export const webhookTools = [
     name: 'webhooks.update',
     title: 'Update a webhook endpoint',
     description:
-      'Changes an endpoint’s url, events, description or enabled state; fields left out are unchanged. enabled: true re-enables an endpoint the service disabled after 24 h of failures.',
+      'Changes url, events, description or enabled (true re-enables an endpoint disabled after failures).',
     scope: 'settings:write',
     kind: 'write',
     idempotent: true,
@@ -101,7 +101,7 @@ export const webhookTools = [
   defineTool({
     name: 'webhooks.delete',
     title: 'Delete a webhook endpoint',
-    description: 'Deletes an endpoint with its pending deliveries and delivery history. Needs confirm: true.',
+    description: 'Deletes an endpoint and its deliveries.',
     scope: 'settings:write',
     kind: 'write',
     destructive: true,
@@ -121,7 +121,7 @@ export const webhookTools = [
     name: 'webhooks.rotate_secret',
     title: 'Rotate a webhook signing secret',
     description:
-      'Issues a new signing secret (returned once). For 24 h deliveries carry two signatures, one per secret, so the receiver can switch without dropping events.',
+      'Returns a new signing secret; the old one also signs for 24 h.',
     scope: 'settings:write',
     kind: 'write',
     errors: ['not_found'],
@@ -138,7 +138,7 @@ export const webhookTools = [
   defineTool({
     name: 'webhooks.send_test',
     title: 'Send a test event',
-    description: 'Queues a webhook.test event for this endpoint only (also when it is disabled or not subscribed), to check the URL and the receiver’s signature check.',
+    description: 'Queues a webhook.test event for this endpoint only.',
     scope: 'settings:write',
     kind: 'write',
     errors: ['not_found'],
@@ -155,7 +155,7 @@ export const webhookTools = [
   defineTool({
     name: 'webhooks.list_deliveries',
     title: 'List an endpoint’s deliveries',
-    description: 'Deliveries to one endpoint, newest first, each with its attempts (time, status code, latency, error, first 1 KB of the answer). Page with nextCursor.',
+    description: 'Deliveries to one endpoint, newest first, with their attempts.',
     scope: 'settings:read',
     kind: 'read',
     errors: ['not_found'],
@@ -189,7 +189,7 @@ export const webhookTools = [
   defineTool({
     name: 'webhooks.redeliver',
     title: 'Redeliver an event',
-    description: 'Sends one event to one endpoint again, as a new delivery with the same webhook-id (receivers that already processed it can drop it).',
+    description: 'Sends one event to one endpoint again (same webhook-id).',
     scope: 'settings:write',
     kind: 'write',
     errors: ['not_found'],
@@ -206,7 +206,7 @@ export const webhookTools = [
   defineTool({
     name: 'webhooks.stats',
     title: 'Webhook delivery statistics',
-    description: 'Queue depth and lag over all instances: pending deliveries, how many are due now, how long the oldest due one has waited, and the last 24 h’s outcomes.',
+    description: 'Delivery queue depth and lag across instances.',
     scope: 'settings:read',
     kind: 'read',
     errors: [],
@@ -214,7 +214,7 @@ export const webhookTools = [
     output: z.object({
       pending: z.number().int(),
       due: z.number().int(),
-      lagSeconds: z.number().describe('How long the oldest due delivery has been waiting; 0 when none is due.'),
+      lagSeconds: z.number().describe('Wait of the oldest due delivery.'),
       failedLast24h: z.number().int(),
       succeededLast24h: z.number().int(),
       disabledEndpoints: z.number().int(),
