@@ -1,4 +1,4 @@
-// Connecting to the embedded server: it listens on loopback only and authenticates the \`postgres\` user by password.
+// Connecting to the embedded server: it listens on loopback only and authenticates the `postgres` user by password.
 import pg from 'pg';
 import { sleep } from './processes.ts';
 

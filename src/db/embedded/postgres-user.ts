@@ -1,4 +1,4 @@
-// PostgreSQL refuses to run as root: as root the server runs as the \`postgres\` system user.
+// PostgreSQL refuses to run as root: as root the server runs as the `postgres` system user.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { USER } from './connect.ts';
