@@ -1,33 +1,47 @@
 import { z } from 'zod';
+import { trustProxySetting, type TrustProxy } from './http/trust-proxy.ts';
 
 const positiveInt = z.coerce.number().int().positive();
+const nonNegativeInt = z.coerce.number().int().min(0);
+const port = z.coerce.number().int().min(0).max(65535);
 
-// The only reader of process.env: everything else receives a frozen Config.
+// The only reader of process.env: everything else receives a frozen Config. One flat list, one line per setting:
+// its schema, its default, and (in .describe) what it accepts, which is what a bad value's error message names.
+// docs/deploy.md lists every setting. Variables not listed here are ignored; an empty value counts as unset.
 const ConfigSchema = z.object({
-  HOST: z.string().min(1).default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  DATABASE_URL: z.string().url().optional(),
-  DATA_DIR: z.string().min(1).default('.data'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  PUBLIC_BASE_URL: z.string().url().optional(),
-  RATE_LIMIT_WINDOW_MS: positiveInt.default(60_000),
-  RATE_LIMIT_ANON_MAX: positiveInt.default(60),
-  RATE_LIMIT_PREAUTH_MAX: positiveInt.default(120),
-  RATE_LIMIT_AUTH_MAX: positiveInt.default(600),
-  REDIS_URL: z.string().url().optional(),
-  DB_POOL_MAX: positiveInt.default(10),
-  BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
-  ALLOWED_ORIGINS: z.string().default(''),
-  TOOL_CONTRACTS: z.enum(['log', 'strict']).default('log'),
-  MCP_STATE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  HOST: z.string().min(1).default('127.0.0.1').describe('an interface address to listen on, e.g. 0.0.0.0'),
+  PORT: port.default(3000).describe('a TCP port number from 0 to 65535'),
+  DATABASE_URL: z.string().url().optional().describe('a postgresql:// URL'),
+  DATA_DIR: z.string().min(1).default('.data').describe('a folder path'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('fatal, error, warn, info, debug, trace or silent'),
+  PUBLIC_BASE_URL: z.string().url().optional().describe('an absolute URL such as https://shop.example.com'),
+  RATE_LIMIT_WINDOW_MS: positiveInt.default(60_000).describe('a positive whole number of milliseconds'),
+  RATE_LIMIT_ANON_MAX: positiveInt.default(60).describe('a positive whole number of requests'),
+  RATE_LIMIT_PREAUTH_MAX: positiveInt.default(120).describe('a positive whole number of requests'),
+  RATE_LIMIT_AUTH_MAX: positiveInt.default(600).describe('a positive whole number of requests'),
+  REDIS_URL: z.string().url().optional().describe('a redis:// or rediss:// URL'),
+  DB_POOL_MAX: positiveInt.default(10).describe('a positive whole number of connections'),
+  BODY_LIMIT_BYTES: positiveInt.default(1_048_576).describe('a positive whole number of bytes'),
+  ALLOWED_ORIGINS: z.string().default('').describe('a comma-separated list of origins such as https://app.example.com'),
+  TRUST_PROXY: trustProxySetting.default(false).describe(
+    'false, a hop count (e.g. 1), or a comma-separated list of proxy addresses and CIDR ranges (e.g. 10.0.0.0/8,127.0.0.1; also loopback, linklocal, uniquelocal)',
+  ),
+  DRAIN_DELAY_MS: nonNegativeInt.default(0).describe('a whole number of milliseconds, 0 or more'),
+  SHUTDOWN_TIMEOUT_MS: positiveInt.default(15_000).describe('a positive whole number of milliseconds'),
+  METRICS_PORT: port.optional().describe('a TCP port number from 0 to 65535'),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1').describe('an interface address for the metrics listener, e.g. 0.0.0.0'),
+  TOOL_CONTRACTS: z.enum(['log', 'strict']).default('log').describe('log or strict'),
+  MCP_STATE_SECRET: z.string().min(32, 'must be at least 32 characters').optional().describe('a secret of at least 32 characters'),
 });
+
+type Settings = z.infer<typeof ConfigSchema>;
 
 export type Config = Readonly<{
   host: string;
   port: number;
   databaseUrl: string | undefined;
   dataDir: string;
-  logLevel: z.infer<typeof ConfigSchema>['LOG_LEVEL'];
+  logLevel: Settings['LOG_LEVEL'];
   publicBaseUrl: string | undefined;
   rateLimit: Readonly<{ windowMs: number; anonMax: number; preauthMax: number; authMax: number }>;
   redisUrl: string | undefined;
@@ -42,13 +56,29 @@ export type Config = Readonly<{
   toolContracts: 'log' | 'strict';
   /** Seals MCP requestState (approval rounds); the same on every instance. Unset: generated once, kept in the database. */
   mcpStateSecret: string | undefined;
+  /** Which peers may tell us the client's address in X-Forwarded-For (false: none, the socket address is the client). */
+  trustProxy: TrustProxy;
+  /** After SIGTERM, how long /readyz answers 503 while requests are still served, before the listener closes. */
+  drainDelayMs: number;
+  /** How long draining in-flight requests and closing resources may take before the process exits anyway. */
+  shutdownTimeoutMs: number;
+  /** A separate listener for GET /metrics; undefined: no metrics are served. */
+  metrics: Readonly<{ host: string; port: number }> | undefined;
 }>;
 
+/**
+ * A problem the operator fixes in the environment (a setting's value, a folder's permissions): reported as its message
+ * alone, one line per problem, without a stack trace.
+ */
+export class SetupError extends Error {}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = ConfigSchema.safeParse(env);
+  const given = Object.fromEntries(Object.keys(ConfigSchema.shape).flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
+  const parsed = ConfigSchema.safeParse(given);
   if (!parsed.success) {
-    const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`Invalid configuration: ${fields}`);
+    const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0])))] as Array<keyof Settings>;
+    // The value itself is not repeated: it may be a secret (a URL with a password, a token).
+    throw new SetupError(names.map((name) => `Invalid setting ${name}: expected ${ConfigSchema.shape[name].description}.`).join('\n'));
   }
   const e = parsed.data;
   return Object.freeze({
@@ -70,5 +100,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedOrigins: Object.freeze(e.ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean)),
     toolContracts: e.TOOL_CONTRACTS,
     mcpStateSecret: e.MCP_STATE_SECRET,
+    trustProxy: e.TRUST_PROXY,
+    drainDelayMs: e.DRAIN_DELAY_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    metrics: e.METRICS_PORT === undefined ? undefined : Object.freeze({ host: e.METRICS_HOST, port: e.METRICS_PORT }),
   });
 }
