@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { DEFAULT_PG_RUNTIME_DIR } from './db/embedded/reach.ts';
 import { trustProxySetting, type TrustProxy } from './http/trust-proxy.ts';
+import { SetupError } from './setup-error.ts';
 
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().min(0);
@@ -13,6 +15,7 @@ const ConfigSchema = z.object({
   PORT: port.default(3000).describe('a TCP port number from 0 to 65535'),
   DATABASE_URL: z.string().url().optional().describe('a postgresql:// URL'),
   DATA_DIR: z.string().min(1).default('.data').describe('a folder path'),
+  PG_RUNTIME_DIR: z.string().min(1).default(DEFAULT_PG_RUNTIME_DIR).describe('an absolute folder path'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('fatal, error, warn, info, debug, trace or silent'),
   PUBLIC_BASE_URL: z.string().url().optional().describe('an absolute URL such as https://shop.example.com'),
   RATE_LIMIT_WINDOW_MS: positiveInt.default(60_000).describe('a positive whole number of milliseconds'),
@@ -41,6 +44,8 @@ export type Config = Readonly<{
   port: number;
   databaseUrl: string | undefined;
   dataDir: string;
+  /** As root: where the embedded PostgreSQL's binaries and cluster go when the postgres user cannot reach DATA_DIR. */
+  pgRuntimeDir: string;
   logLevel: Settings['LOG_LEVEL'];
   publicBaseUrl: string | undefined;
   rateLimit: Readonly<{ windowMs: number; anonMax: number; preauthMax: number; authMax: number }>;
@@ -66,12 +71,6 @@ export type Config = Readonly<{
   metrics: Readonly<{ host: string; port: number }> | undefined;
 }>;
 
-/**
- * A problem the operator fixes in the environment (a setting's value, a folder's permissions): reported as its message
- * alone, one line per problem, without a stack trace.
- */
-export class SetupError extends Error {}
-
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const given = Object.fromEntries(Object.keys(ConfigSchema.shape).flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
   const parsed = ConfigSchema.safeParse(given);
@@ -86,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
+    pgRuntimeDir: e.PG_RUNTIME_DIR,
     logLevel: e.LOG_LEVEL,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/$/, ''),
     rateLimit: Object.freeze({

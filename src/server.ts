@@ -1,11 +1,12 @@
 import { buildApp } from './app.ts';
-import { SetupError, loadConfig, type Config } from './config.ts';
+import { loadConfig, type Config } from './config.ts';
 import { createDb } from './db/client.ts';
 import { openDatabase } from './db/open-database.ts';
 import { connectRedis } from './db/redis.ts';
 import type { Lifecycle } from './http/health.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { serveMetrics } from './metrics/server.ts';
+import { SetupError } from './setup-error.ts';
 import { onShutdownSignal } from './shutdown.ts';
 import { logDestination } from './log-format.ts';
 import { announceStartup } from './startup-banner.ts';

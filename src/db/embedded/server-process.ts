@@ -3,7 +3,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { constants as fsConstants, existsSync, openSync, closeSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { binaries } from './cluster.ts';
 import { canConnect, HOST } from './connect.ts';
 import type { Ids } from './postgres-user.ts';
 import { readFrom, sleep } from './processes.ts';
@@ -11,6 +10,7 @@ import { readPostmasterPid } from './running.ts';
 
 export type StartArgs = {
   dataDir: string;
+  postgres: string;
   pgDir: string;
   ids: Ids;
   password: string;
@@ -21,7 +21,6 @@ export type StartArgs = {
 };
 
 export async function startServer(a: StartArgs): Promise<{ port: number; pid: number; child: ChildProcess }> {
-  const { postgres } = await binaries();
   const logFile = path.join(a.dataDir, 'pg.log');
   let preferred = a.preferredPort;
   for (let attempt = 1; ; attempt++) {
@@ -40,7 +39,7 @@ export async function startServer(a: StartArgs): Promise<{ port: number; pid: nu
     let child: ChildProcess;
     try {
       // detached: Ctrl+C in a terminal reaches only Node, so the server can drain before stop() runs.
-      child = spawn(postgres, args, {
+      child = spawn(a.postgres, args, {
         ...a.ids,
         detached: true,
         stdio: ['ignore', fd, fd],
