@@ -129,7 +129,7 @@ async function stopRedis() {
  * Calls products.search (authenticated: the per-key limit is far away) in `workers` loops until stop() is called;
  * returns every status seen, with the failures' details.
  */
-function steadyLoad(key: string, workers = 4) {
+function steadyLoad(key: string, workers = 2) {
   const c = client('127.0.0.20');
   const statuses = new Map<number, number>();
   const failures: string[] = [];

