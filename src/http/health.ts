@@ -13,14 +13,14 @@ const READY_TIMEOUT_MS = 2_000;
 /**
  * /livez: the process answers (no I/O). /readyz: the database answers, every migration this release knows is applied,
  * and no shutdown has begun; 503 otherwise, so a balancer stops routing here before the listener closes. /health is
- * /livez under its older name. None of them is rate limited or authenticated, and they log only at warn level so that
- * probes every second do not flood the request log.
+ * /livez under its older name. None of them is rate limited or authenticated. The probe paths log only at warn level
+ * so that checks every second do not flood the request log; /health, opened by people and older tools, logs as usual.
  */
 export function registerHealthRoutes(app: FastifyInstance, deps: { db: Db; lifecycle: Lifecycle }): void {
   const probe = { logLevel: 'warn' as const };
   const live = async () => ({ ok: true });
   app.get(PATHS.livez, probe, live);
-  app.get(PATHS.health, probe, live);
+  app.get(PATHS.health, live);
 
   // The release's migrations are read once: they do not change while it runs.
   let known: Promise<string[]> | undefined;
