@@ -6,7 +6,7 @@ import { connectRedis } from './db/redis.ts';
 import type { Lifecycle } from './http/health.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { serveMetrics } from './metrics/server.ts';
-import { SetupError } from './setup-error.ts';
+import { listenFailure, SetupError } from './setup-error.ts';
 import { onShutdownSignal } from './shutdown.ts';
 import { logDestination } from './log-format.ts';
 import { announceStartup } from './startup-banner.ts';
@@ -59,11 +59,16 @@ try {
   // app.close() stops accepting connections and resolves once in-flight requests have been answered.
   closers.push(() => app.close());
   if (metrics && config.metrics) {
-    const served = await serveMetrics(metrics, config.metrics);
+    const at = config.metrics;
+    const served = await serveMetrics(metrics, at).catch((err: unknown) => {
+      throw listenFailure(err, { host: 'METRICS_HOST', port: 'METRICS_PORT' }, at);
+    });
     closers.push(() => served.close());
-    log(`metrics on http://${config.metrics.host}:${served.port}/metrics`);
+    log(`metrics on http://${at.host}:${served.port}/metrics`);
   }
-  await app.listen({ host: config.host, port: config.port });
+  await app.listen({ host: config.host, port: config.port }).catch((err: unknown) => {
+    throw listenFailure(err, { host: 'HOST', port: 'PORT' }, config);
+  });
   listening = true;
   announceStartup(app, config);
 } catch (err) {

@@ -1,22 +1,9 @@
 // Settings are checked when the process starts: a bad value stops it with one line that names the variable and what
 // it accepts (never the value, which may be a secret), without a stack trace. Unknown variables are ignored.
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { SetupError } from '../../src/setup-error.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-function startWith(env: Record<string, string>) {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/never', ...env },
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
-}
+import { runServerUntilExit } from './deploy-app.ts';
 
 describe('configuration checked at start (src/config.ts)', () => {
   it.each([
@@ -24,7 +11,7 @@ describe('configuration checked at start (src/config.ts)', () => {
     ['TRUST_PROXY', 'maybe', 'Invalid setting TRUST_PROXY: expected false, a hop count (e.g. 1), or a comma-separated list of proxy addresses and CIDR ranges (e.g. 10.0.0.0/8,127.0.0.1; also loopback, linklocal, uniquelocal).'],
     ['DATABASE_URL', 'postgres-on-localhost', 'Invalid setting DATABASE_URL: expected a postgresql:// URL.'],
   ])('%s=%s stops the start with exit code 1 and exactly one line on stderr', (name, value, line) => {
-    const run = startWith({ [name]: value });
+    const run = runServerUntilExit({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/never', [name]: value });
     expect(run).toEqual({ code: 1, stdout: '', stderr: `${line}\n` });
   });
 

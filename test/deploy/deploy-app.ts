@@ -1,5 +1,8 @@
 // The service on a fresh test database, built with the deploy-related dependencies a test chooses (a lifecycle
-// it can set to draining, metrics), since createTestApp builds only the defaults.
+// it can set to draining, metrics), since createTestApp builds only the defaults; and the server entry run once
+// with a chosen environment, for start-ups that are meant to fail.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDeps } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -20,4 +23,15 @@ export async function createDeployApp(env: Record<string, string> = {}, deps: Om
       await db.drop();
     },
   };
+}
+
+/** `node src/server.ts` with only `env` (plus PATH, HOME and NODE_ENV=production) until it exits by itself. */
+export function runServerUntilExit(env: Record<string, string>): { code: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', ...env },
+    encoding: 'utf8',
+    timeout: 40_000,
+  });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
