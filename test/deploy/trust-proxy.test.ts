@@ -1,5 +1,5 @@
 // Behind a balancer every request arrives from the balancer's address. With TRUST_PROXY naming it (or a hop count),
-// the client named in X-Forwarded-For is the client: rate limits, logs and audit use it. A peer that is not trusted
+// the client named in X-Forwarded-For is the client: rate limits and request logs use it. A peer that is not trusted
 // cannot choose its own address by sending the header.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../helpers/processes.ts';
