@@ -24,6 +24,13 @@ export type InvokeResult =
   | { ok: true; result: unknown; replayed?: true }
   | { ok: true; result: unknown; dryRun: true; changes: Change[]; replayed?: undefined };
 
+/**
+ * Prisma's defaults (2 s to get a connection, 5 s to finish) turned a burst of writes queuing on one row into 500s
+ * under load. A write waits for a connection as long as the pool does (src/db/client.ts: 5 s, then 503), and may
+ * take 15 s in all, lock waits included.
+ */
+const TRANSACTION_LIMITS = { maxWait: 5_000, timeout: 15_000 };
+
 /** Thrown to roll a dry run's transaction back once the handler has produced its result. */
 class DryRunRollback {
   constructor(readonly result: unknown) {}
@@ -120,7 +127,7 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
       }
       if (idem) await recordOutcome(tx, idem, { status: 200, body: { ok: true, result: shaped } });
       return shaped;
-    });
+    }, TRANSACTION_LIMITS);
     return { ok: true, result };
   } catch (err) {
     if (err instanceof DryRunRollback) return { ok: true, result: err.result, dryRun: true, changes };
