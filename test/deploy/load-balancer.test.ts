@@ -24,8 +24,8 @@ const ANON_MAX = 60;
  * machine a healthy /readyz can take longer than the interval, and a too-eager timeout takes healthy instances out.
  */
 const CHECK = { interMs: 500, fall: 2, rise: 2, timeoutMs: 2_000 };
-/** Longer than the balancer needs to see a failing /readyz (fall × inter, plus the check in flight). */
-const DRAIN_DELAY_MS = 3_000;
+/** Twice what the balancer needs to see a failing /readyz (fall × inter, plus the check in flight): CI machines are busy. */
+const DRAIN_DELAY_MS = 4_000;
 
 let dir: string;
 let database: TestDatabase;
