@@ -38,8 +38,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const app = Fastify({
     logger: { level: config.logLevel, stream: deps.logStream },
     bodyLimit: config.bodyLimitBytes,
-    // Rate limits and request logs use request.ip: the socket address, or the client named in X-Forwarded-For by a
-    // peer TRUST_PROXY trusts. Trusting any peer would let callers pick their own address and reset their limits.
+    // Rate limits, request logs and audit entries use request.ip: the socket address, or the client named in
+    // X-Forwarded-For by a peer TRUST_PROXY trusts. Trusting any peer would let callers pick their own address.
     trustProxy: fastifyTrustProxy(config.trustProxy),
     genReqId: newRequestId,
     onProtoPoisoning: 'error',

@@ -24,7 +24,7 @@ export function registerToolRoutes(
     app.post(`${PATHS.toolPrefix}${tool.name}`, { onRequest: guard }, async (req, reply) => {
       const idempotencyKey = tool.write ? idempotencyKeyOf(req) : undefined;
       const { replayed, ...outcome } = await invokeTool(deps, {
-        tool, body: req.body, principal: req.principal, requestId: req.id, log: req.log, idempotencyKey,
+        tool, body: req.body, principal: req.principal, requestId: req.id, clientAddress: req.ip, log: req.log, idempotencyKey,
       });
       if (headers) reply.headers(headers);
       if (replayed) reply.header('Idempotent-Replayed', 'true');

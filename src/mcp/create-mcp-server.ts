@@ -59,6 +59,8 @@ const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 export type McpRequestScope = {
   principal: Principal | null;
   requestId: string;
+  /** The client's address (request.ip, after TRUST_PROXY), kept on audit entries. */
+  clientAddress: string;
   log: FastifyBaseLogger;
   /** The problem `instance` for failures of this HTTP request. */
   instance: string;
@@ -140,7 +142,7 @@ async function runTool(
   // HTTP requires a body; MCP arguments are optional, and omitting them means "no fields" (null is not omitting).
   const body = args === undefined ? {} : args;
   const invoke = (callBody: unknown, idempotencyKey: string | undefined): Promise<InvokeResult> =>
-    invokeTool(deps.invoke, { tool, body: callBody, principal: scope.principal, requestId: scope.requestId, log: scope.log, idempotencyKey });
+    invokeTool(deps.invoke, { tool, body: callBody, principal: scope.principal, requestId: scope.requestId, clientAddress: scope.clientAddress, log: scope.log, idempotencyKey });
   try {
     const idempotencyKey = tool.write ? idempotencyKeyOf(meta) : undefined;
     if (era === 'modern' && isObject(body) && needsApproval(tool, body, ctx)) {

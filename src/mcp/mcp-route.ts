@@ -105,6 +105,7 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
     const scope: McpRequestScope = {
       principal: req.principal,
       requestId: req.id,
+      clientAddress: req.ip,
       log: req.log,
       instance: problemInstance(req),
       toolset: (req.query as { toolset?: string }).toolset === 'discovery' ? 'discovery' : 'full',

@@ -15,6 +15,8 @@ export type InvokeRequest = {
   body: unknown;
   principal: Principal | null;
   requestId: string;
+  /** The client's address (request.ip: after TRUST_PROXY), kept on the audit entries a write records. */
+  clientAddress: string;
   log: FastifyBaseLogger;
   /** From the Idempotency-Key header (HTTP) or `_meta.idempotencyKey` (MCP); only write tools use it. */
   idempotencyKey?: string;
@@ -115,6 +117,7 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
         await tx.auditEntry.createMany({
           data: changes.map((c) => ({
             apiKeyId: req.principal?.keyId ?? null,
+            clientAddress: req.clientAddress,
             tool: tool.name,
             entityType: c.entityType,
             entityId: c.entityId,

@@ -1,7 +1,8 @@
 // Behind a balancer every request arrives from the balancer's address. With TRUST_PROXY naming it (or a hop count),
-// the client named in X-Forwarded-For is the client: rate limits and request logs use it. A peer that is not trusted
-// cannot choose its own address by sending the header.
+// the client named in X-Forwarded-For is the client: rate limits, request logs and audit entries use it. A peer that
+// is not trusted cannot choose its own address by sending the header.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../../src/auth/key-admin.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/processes.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { createDeployApp, type DeployApp } from './deploy-app.ts';
@@ -58,6 +59,43 @@ describe('TRUST_PROXY (rate limits key on the client address)', () => {
     const t = await appWith('1');
     expect(await statuses(3, () => search(t, BALANCER, '192.0.2.1, 203.0.113.9'))).toEqual([200, 200, 429]);
     expect((await search(t, BALANCER, '192.0.2.1, 203.0.113.10')).statusCode).toBe(200);
+  });
+});
+
+describe('TRUST_PROXY in the audit log', () => {
+  let t: DeployApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await createDeployApp({ TRUST_PROXY: BALANCER });
+    key = (await createKey(t.database.db, { name: 'audited', scopes: ['categories:write'] })).key;
+  });
+  afterAll(async () => t?.close());
+
+  const headers = (forwardedFor?: string) => ({
+    'content-type': 'application/json', authorization: `Bearer ${key}`, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}),
+  });
+  const upsert = (peer: string, slug: string, forwardedFor?: string) =>
+    t.app.inject({ method: 'POST', url: '/api/v1/tools/categories.upsert', remoteAddress: peer, headers: headers(forwardedFor), payload: JSON.stringify({ slug, name: `Category ${slug}` }) });
+  const addressOf = async (slug: string) => {
+    const category = await t.database.db.category.findUniqueOrThrow({ where: { slug } });
+    const entry = await t.database.db.auditEntry.findFirstOrThrow({ where: { entityId: category.id } });
+    return entry.clientAddress;
+  };
+
+  it('records the client the balancer names, over REST and MCP', async () => {
+    expect((await upsert(BALANCER, 'audit-rest', '203.0.113.21')).statusCode).toBe(200);
+    const mcp = await t.app.inject({
+      method: 'POST', url: '/api/mcp', remoteAddress: BALANCER,
+      headers: { ...headers('203.0.113.22'), accept: 'application/json, text/event-stream' },
+      payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'categories.upsert', arguments: { slug: 'audit-mcp', name: 'Category audit-mcp' } } }),
+    });
+    expect(mcp.statusCode).toBe(200);
+    expect([await addressOf('audit-rest'), await addressOf('audit-mcp')]).toEqual(['203.0.113.21', '203.0.113.22']);
+  });
+
+  it('records the socket address when an untrusted peer forges X-Forwarded-For', async () => {
+    expect((await upsert(STRANGER, 'audit-forged', '203.0.113.23')).statusCode).toBe(200);
+    expect(await addressOf('audit-forged')).toBe(STRANGER);
   });
 });
 
