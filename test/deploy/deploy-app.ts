@@ -12,7 +12,7 @@ export type DeployApp = { app: FastifyInstance; database: TestDatabase; close: (
 
 export async function createDeployApp(env: Record<string, string> = {}, deps: Omit<AppDeps, 'db'> = {}, database?: TestDatabase): Promise<DeployApp> {
   const db = database ?? (await createTestDatabase());
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: db.url, ...env });
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: db.url, ...env });
   const app = await buildApp(config, { db: db.db, ...deps });
   await app.ready();
   return {

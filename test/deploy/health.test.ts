@@ -62,7 +62,7 @@ describe('readyz without a database', () => {
   let db: Db;
   beforeAll(async () => {
     db = createDb({ connectionString: url });
-    app = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: url }), { db });
+    app = await buildApp(loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url }), { db });
   });
   afterAll(async () => {
     await app?.close();

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, revokeKey } from '../../src/auth/key-admin.ts';
-import { makeProduct } from '../helpers/commerce.ts';
+import { CHECKOUT_CONTACT, makeProduct } from '../helpers/factories.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { freePort, startServerProcess, type ServerProcess } from '../helpers/processes.ts';
 
@@ -260,14 +260,13 @@ describe.skipIf(!haveHaproxy || !haveRedis)('two instances behind HAProxy on one
         carts.push((JSON.parse(r.body) as { result: { cartId: string } }).result.cartId);
       }
     }
-    const contact = { email: 'lb@example.com', shippingName: 'Lb Buyer', shippingAddress: 'Testvej 1', shippingZip: '8000', shippingCity: 'Aarhus' };
     let attempts = 0;
     let retried = 0;
     let done = 0;
     const checkout = async (cartId: string, i: number) => {
       for (let attempt = 1; ; attempt++) {
         attempts++;
-        const r = await shopper.post('checkout.create_order', { cartId, ...contact }, { ...auth, 'idempotency-key': `lb-checkout-${i}` });
+        const r = await shopper.post('checkout.create_order', { cartId, ...CHECKOUT_CONTACT }, { ...auth, 'idempotency-key': `lb-checkout-${i}` });
         if (r.status === 200) {
           done++;
           return JSON.parse(r.body) as { result: { orderId: string } };
