@@ -100,6 +100,7 @@ function mcpToolName(body: unknown): unknown {
 
 function isReplay(req: FastifyRequest, reply: FastifyReply, payload: unknown): boolean {
   if (reply.getHeader('idempotent-replayed') === 'true') return true;
-  // Over MCP a replay is flagged in the result's _meta; only tools/call answers are looked at.
-  return typeof payload === 'string' && mcpToolName(req.body) !== undefined && payload.includes('"idempotentReplayed":true');
+  // Over MCP a replay is flagged in the result's _meta; only tools/call answers (a string or a Buffer) are looked at.
+  const text = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : undefined;
+  return text !== undefined && mcpToolName(req.body) !== undefined && text.includes('"idempotentReplayed":true');
 }
