@@ -3,6 +3,7 @@ import { KeyStore } from './auth/key-store.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
 import { AppError } from './errors.ts';
+import { registerHealthRoutes, type Lifecycle } from './http/health.ts';
 import { sendProblem } from './http/problem.ts';
 import { rateLimitHeaders } from './http/rate-limit-headers.ts';
 import { createLimiters } from './http/rate-limit.ts';
@@ -10,10 +11,12 @@ import { createRequestGuard } from './http/request-guard.ts';
 import { newRequestId } from './http/request-id.ts';
 import { registerToolRoutes } from './http/tool-routes.ts';
 import { registerDiscoveryRoutes } from './http/discovery-routes.ts';
-import { PATHS } from './http/paths.ts';
+import { fastifyTrustProxy } from './http/trust-proxy.ts';
+import { logTraceparent } from './http/trace-context.ts';
 import { registerMcp } from './mcp/mcp-route.ts';
 import { ALLOW_PRIVATE_WARNING } from './outbound/service-client.ts';
 import { setUpImageSearch } from './services/images/index.ts';
+import type { Metrics } from './metrics/metrics.ts';
 import type { Tool } from './registry/define-tool.ts';
 import { TOOLS } from './tools/index.ts';
 
@@ -25,6 +28,10 @@ export type AppDeps = {
   redis?: unknown;
   /** Where logs go; pino's JSON lines on stdout when unset (src/log-format.ts picks a human format on a terminal). */
   logStream?: NodeJS.WritableStream;
+  /** Set to draining by the shutdown handler; /readyz then answers 503. */
+  lifecycle?: Lifecycle;
+  /** Observes every request when metrics are served (METRICS_PORT). */
+  metrics?: Metrics;
 };
 
 /** Builds the whole service without listening (tests inject requests; src/server.ts listens). */
@@ -33,13 +40,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const app = Fastify({
     logger: { level: config.logLevel, stream: deps.logStream },
     bodyLimit: config.bodyLimitBytes,
-    // Rate limits key on the socket address; trusting X-Forwarded-For would let callers reset them.
-    trustProxy: false,
+    // Rate limits, request logs and audit entries use request.ip: the socket address, or the client named in
+    // X-Forwarded-For by a peer TRUST_PROXY trusts. Trusting any peer would let callers pick their own address.
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     genReqId: newRequestId,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
   });
+
+  logTraceparent(app);
+  deps.metrics?.instrument(app, tools.map((t) => t.name));
 
   // Fastify parses text/plain by default; tool calls are JSON only.
   app.removeContentTypeParser('text/plain');
@@ -68,7 +79,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   registerToolRoutes(app, invokeDeps, tools, guard, limiters);
   const mcp = registerMcp(app, { deps: invokeDeps, tools, guard, limiters, config });
   registerDiscoveryRoutes(app, { config, tools, mcp });
-  app.get(PATHS.health, async () => ({ ok: true }));
+  registerHealthRoutes(app, { db: deps.db, lifecycle: deps.lifecycle ?? { draining: false } });
 
   return app;
 }

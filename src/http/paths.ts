@@ -19,4 +19,7 @@ export const PATHS = {
   docs: '/docs',
   problems: '/problems/',
   health: '/health',
+  /** Probes for balancers and orchestrators (src/http/health.ts). */
+  livez: '/livez',
+  readyz: '/readyz',
 } as const;

@@ -108,6 +108,7 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
     const scope: McpRequestScope = {
       principal: req.principal,
       requestId: req.id,
+      clientAddress: req.ip,
       log: req.log,
       instance: problemInstance(req),
       countToolCall: (name, limit) => count(req, limiters.tool(name, limit)),
