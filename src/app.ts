@@ -12,6 +12,7 @@ import { registerToolRoutes } from './http/tool-routes.ts';
 import { registerDiscoveryRoutes } from './http/discovery-routes.ts';
 import { PATHS } from './http/paths.ts';
 import { registerMcp } from './mcp/mcp-route.ts';
+import { registerStorefront } from './storefront/routes.ts';
 import type { Tool } from './registry/define-tool.ts';
 import { TOOLS } from './tools/index.ts';
 
@@ -54,7 +55,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
 
   app.setErrorHandler((err, req, reply) => sendProblem(req, reply, err));
-  app.setNotFoundHandler((req, reply) => sendProblem(req, reply, new AppError('not_found', `Nothing at ${req.method} ${req.url.split('?')[0]}.`)));
 
   const limiters = await createLimiters(app, config, deps.redis);
   const guard = createRequestGuard(limiters, new KeyStore(deps.db));
@@ -64,6 +64,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const mcp = registerMcp(app, { deps: invokeDeps, tools, guard, config });
   registerDiscoveryRoutes(app, { config, tools, mcp });
   app.get(PATHS.health, async () => ({ ok: true }));
+  const storefront = registerStorefront(app, { db: deps.db, config });
+  app.setNotFoundHandler((req, reply) =>
+    storefront.answersNotFound(req)
+      ? storefront.sendNotFound(req, reply)
+      : sendProblem(req, reply, new AppError('not_found', `Nothing at ${req.method} ${req.url.split('?')[0]}.`)),
+  );
 
   return app;
 }

@@ -1,0 +1,21 @@
+import type { Chrome } from '../services/storefront.ts';
+import { newestOf } from './format.ts';
+
+/** What a page handler produced: a page to send (with what its caching headers derive from), or a 404. */
+export type PageOutcome =
+  | { kind: 'page'; html: string; language: string; lastModified: string | null }
+  | { kind: 'not-found'; chrome: Chrome };
+
+export const notFound = (chrome: Chrome): PageOutcome => ({ kind: 'not-found', chrome });
+
+export const page = (html: string, chrome: Chrome, ...stamps: (string | null | undefined)[]): PageOutcome => ({
+  kind: 'page',
+  html,
+  language: chrome.shop.language,
+  lastModified: newestOf([chromeUpdatedAt(chrome), ...stamps]),
+});
+
+/** Header and footer change the page too, so their timestamps count towards its Last-Modified. */
+export function chromeUpdatedAt(chrome: Chrome): string | null {
+  return newestOf([chrome.shop.updatedAt, ...chrome.categories.map((c) => c.updatedAt), ...chrome.services.map((s) => s.updatedAt), ...chrome.pages.map((p) => p.updatedAt)]);
+}
