@@ -3,7 +3,8 @@ import { isShownImage } from '../format.ts';
 import { defineSectionRenderer } from './define.ts';
 
 export const heroRenderer = defineSectionRenderer(heroSection, {
-  render: (p) => (
+  render: (p) =>
+    !p.title && !p.subtitle && !isShownImage(p.imageUrl) ? null : (
     <section class={`hero hero--${p.align}`}>
       {/* Decorative: the headline says what the picture shows. */}
       {isShownImage(p.imageUrl) ? <img src={p.imageUrl} alt="" width={1200} height={420} /> : null}
@@ -17,5 +18,5 @@ export const heroRenderer = defineSectionRenderer(heroSection, {
         ) : null}
       </div>
     </section>
-  ),
+    ),
 });
