@@ -21,12 +21,12 @@ a:hover{color:#07325f}
 .site-nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}
 .site-nav a{text-decoration:none}
 .site-nav a:hover{text-decoration:underline}
-.search{display:flex;gap:.25rem;margin-left:auto}
+.search{display:flex;align-items:center;gap:.4rem;margin-left:auto}
 .search input{font:inherit;padding:.35rem .5rem;border:1px solid #767676;border-radius:4px;min-width:0;width:12rem}
 button,.button{font:inherit;display:inline-block;padding:.45rem 1rem;border:0;border-radius:4px;background:#0b4f9c;color:#fff;text-decoration:none;cursor:pointer}
 .button:hover,button:hover{background:#07325f;color:#fff}
 .button--secondary{background:#fff;color:#0b4f9c;border:2px solid #0b4f9c}
-main{padding:1.5rem 0 3rem}
+main.wrap{padding-top:1.5rem;padding-bottom:3rem}
 h1{font-size:clamp(1.6rem,4vw,2.4rem);line-height:1.2;margin:.25rem 0 1rem}
 h2{font-size:1.4rem;margin:2rem 0 .75rem}
 h3{font-size:1.1rem;margin:.5rem 0}
