@@ -9,8 +9,8 @@ import { loadSettings } from './settings.ts';
 /** A link in the header or footer, with the timestamp that feeds the page's Last-Modified. */
 export type NavLink = { slug: string; title: string; updatedAt: string };
 export type ShopInfo = { shopName: string; currency: string; language: string; updatedAt: string };
-/** What every page shows around its content: shop name and language, category, service and page links. */
-export type Chrome = { shop: ShopInfo; categories: NavLink[]; services: NavLink[]; pages: NavLink[] };
+/** What every page shows around its content: shop name and language, service and page links. */
+export type Chrome = { shop: ShopInfo; services: NavLink[]; pages: NavLink[] };
 
 /** The product card of grids and search results. */
 export type ProductCard = {
@@ -55,7 +55,6 @@ export type CategoryTile = { slug: string; name: string; description: string | n
 export const HOME_PAGE_SLUG = 'home';
 /** Products per category page. */
 export const CATEGORY_PAGE_SIZE = 24;
-const NAV_CATEGORIES = 12;
 const NAV_SERVICES = 20;
 const FOOTER_PAGES = 30;
 
@@ -64,9 +63,6 @@ const PUBLISHED = Prisma.sql`'published'`;
 const CHROME = Prisma.sql`json_build_object(
   'shop', (SELECT json_build_object('shopName', s."shopName", 'currency', s.currency, 'language', s.language, 'updatedAt', s."updatedAt")
            FROM "ShopSettings" s WHERE s.id = 1),
-  'categories', COALESCE((SELECT json_agg(json_build_object('slug', x.slug, 'title', x.name, 'updatedAt', x."updatedAt") ORDER BY x.name, x.slug)
-           FROM (SELECT c.slug, c.name, c."updatedAt" FROM "Category" c JOIN "CategoryProductCount" n ON n."categoryId" = c.id
-                 WHERE n."liveProducts" > 0 ORDER BY c.name, c.slug LIMIT ${NAV_CATEGORIES}) x), '[]'),
   'services', COALESCE((SELECT json_agg(json_build_object('slug', x.slug, 'title', x.title, 'updatedAt', x."updatedAt") ORDER BY x."navOrder", x."createdAt", x.id)
            FROM (SELECT slug, title, "updatedAt", "navOrder", "createdAt", id FROM "ServiceOffering" WHERE status = ${PUBLISHED}
                  ORDER BY "navOrder", "createdAt", id LIMIT ${NAV_SERVICES}) x), '[]'),
@@ -120,7 +116,7 @@ export function loadCategoryPage(db: Db, slug: string, page: number) {
                  'liveProducts', COALESCE(n."liveProducts", 0))
        FROM "Category" c LEFT JOIN "CategoryProductCount" n ON n."categoryId" = c.id WHERE c.slug = ${slug}) AS category,
      COALESCE((SELECT json_agg(json_build_object(${CARD_FIELDS}, 'updatedAt', p."updatedAt") ORDER BY p."createdAt" DESC, p.id DESC)
-       FROM (SELECT * FROM "Product" WHERE "categoryId" = (SELECT id FROM "Category" WHERE slug = ${slug}) AND "deletedAt" IS NULL
+       FROM (SELECT slug, name, brand, "priceDkk", stock, images, "updatedAt", "createdAt", id FROM "Product" WHERE "categoryId" = (SELECT id FROM "Category" WHERE slug = ${slug}) AND "deletedAt" IS NULL
              ORDER BY "createdAt" DESC, id DESC LIMIT ${CATEGORY_PAGE_SIZE} OFFSET ${(page - 1) * CATEGORY_PAGE_SIZE}) p), '[]') AS products`,
     'storefront_category',
   );

@@ -3,7 +3,6 @@ import { render } from 'preact-render-to-string';
 import { pagePath, servicePath } from '../domain/public-paths.ts';
 import { isShownImage } from './format.ts';
 import { scriptJson, type JsonLd } from './json-ld.ts';
-import { categoryPath } from './paths.ts';
 import { STYLESHEET_PATH } from './stylesheet.ts';
 import { absolute, type View } from './view.ts';
 
@@ -49,7 +48,8 @@ function Document({ view, title, description, path, ogType = 'website', image, j
         {canonical ? <meta property="og:url" content={canonical} /> : null}
         {description ? <meta property="og:description" content={clip(description, 300)} /> : null}
         {isShownImage(image) ? <meta property="og:image" content={image} /> : null}
-        <meta property="og:locale" content={shop.language.replace('-', '_')} />
+        {/* Open Graph wants language_TERRITORY; a tag without a region has no such form. */}
+        {/-[A-Z]{2}$/.test(shop.language) ? <meta property="og:locale" content={shop.language.replace('-', '_')} /> : null}
         {head}
         {jsonLd.map((data) => (
           <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: scriptJson(data) }} />
@@ -70,7 +70,7 @@ function Document({ view, title, description, path, ogType = 'website', image, j
 }
 
 function Header({ view }: { view: View }) {
-  const { shop, categories, services } = view.chrome;
+  const { shop, services } = view.chrome;
   return (
     <header class="site-header">
       <div class="wrap">
@@ -79,11 +79,9 @@ function Header({ view }: { view: View }) {
         </a>
         <nav class="site-nav" aria-label="Main">
           <ul>
-            {categories.map((c) => (
-              <li>
-                <a href={categoryPath(c.slug)}>{c.title}</a>
-              </li>
-            ))}
+            <li>
+              <a href="/">Shop</a>
+            </li>
             {services.length ? (
               <li>
                 <a href="/services">Services</a>

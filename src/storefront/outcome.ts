@@ -17,5 +17,5 @@ export const page = (html: string, chrome: Chrome, ...stamps: (string | null | u
 
 /** Header and footer change the page too, so their timestamps count towards its Last-Modified. */
 export function chromeUpdatedAt(chrome: Chrome): string | null {
-  return newestOf([chrome.shop.updatedAt, ...chrome.categories.map((c) => c.updatedAt), ...chrome.services.map((s) => s.updatedAt), ...chrome.pages.map((p) => p.updatedAt)]);
+  return newestOf([chrome.shop.updatedAt, ...chrome.services.map((s) => s.updatedAt), ...chrome.pages.map((p) => p.updatedAt)]);
 }

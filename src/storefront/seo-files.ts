@@ -2,7 +2,7 @@ import type { Db } from '../db/client.ts';
 import { escapeHtml } from '../http/docs-page.ts';
 import { PATHS } from '../http/paths.ts';
 import { pagePath, servicePath } from '../domain/public-paths.ts';
-import { liveProductStats, loadChrome, SITEMAP_MAX_URLS, sitemapProductEntries, sitemapSiteEntries, type SitemapEntry } from '../services/storefront.ts';
+import { liveProductStats, loadCategoryTiles, loadChrome, SITEMAP_MAX_URLS, sitemapProductEntries, sitemapSiteEntries, type SitemapEntry } from '../services/storefront.ts';
 import { newestOf } from './format.ts';
 import { chromeUpdatedAt } from './outcome.ts';
 import { categoryPath, SEARCH_PATH, SERVICES_PATH } from './paths.ts';
@@ -78,7 +78,7 @@ const linkText = (s: string) => s.replace(/[\\[\]]/g, (c) => `\\${c}`).replace(/
 
 /** llms.txt (llmstxt.org): what the shop is and how an agent should use it — the API, not the HTML. */
 export async function llmsTxt(db: Db, base: string): Promise<TextFile> {
-  const { shop, categories, services, pages } = await loadChrome(db);
+  const [{ shop, services, pages }, categories] = await Promise.all([loadChrome(db), loadCategoryTiles(db, [])]);
   const section = (title: string, links: { title: string; path: string }[]) =>
     links.length ? `\n## ${title}\n\n${links.map((l) => `- [${linkText(l.title)}](${base}${l.path})`).join('\n')}\n` : '';
   const body = `# ${linkText(shop.shopName)}
@@ -93,12 +93,12 @@ export async function llmsTxt(db: Db, base: string): Promise<TextFile> {
 - [API reference](${base}${PATHS.docs}): the same, as HTML
 - [MCP endpoint](${base}${PATHS.mcp}): the same tools over Streamable HTTP; server card at ${base}${PATHS.mcpServerCard}
 - [API catalog](${base}${PATHS.apiCatalog}): RFC 9727 linkset of the above
-${section('Shop', [{ title: 'Front page', path: '/' }, { title: 'Services', path: SERVICES_PATH }, ...categories.map((c) => ({ title: c.title, path: categoryPath(c.slug) }))])}${section(
+${section('Shop', [{ title: 'Front page', path: '/' }, { title: 'Services', path: SERVICES_PATH }, ...categories.map((c) => ({ title: c.name, path: categoryPath(c.slug) }))])}${section(
     'Services',
     services.map((s) => ({ title: s.title, path: servicePath(s.slug) })),
   )}${section(
     'Information',
     pages.map((p) => ({ title: p.title, path: pagePath(p.slug) })),
   )}`;
-  return { body, lastModified: chromeUpdatedAt({ shop, categories, services, pages }) };
+  return { body, lastModified: newestOf([chromeUpdatedAt({ shop, services, pages }), ...categories.map((c) => c.updatedAt)]) };
 }
