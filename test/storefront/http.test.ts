@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATEGORY_PAGE_SIZE } from '../../src/services/storefront.ts';
 import { STOREFRONT_CSP } from '../../src/storefront/respond.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { expectProblem, okResult } from '../helpers/content.ts';
+import { okResult } from '../helpers/content.ts';
+import { expectProblem } from '../helpers/problem.ts';
 import { get, html, productLinks, seededStorefront } from './helpers.ts';
 
 let t: TestApp;

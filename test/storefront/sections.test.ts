@@ -3,7 +3,7 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECTION_KEYS } from '../../src/domain/layout-sections/index.ts';
-import { toJsonValue } from '../../src/domain/json-snapshot.ts';
+import { toJsonValue } from '../../src/db/json-value.ts';
 import { SECTION_RENDERERS } from '../../src/storefront/sections/index.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { okResult } from '../helpers/content.ts';

@@ -2,7 +2,7 @@
 // unsanitized. Every payload that would run calls xssFired(<id>) — the browser test exposes that function and
 // fails on any call — and every fetch goes to evil.example, which the browser test watches for.
 import { expect } from 'vitest';
-import { toJsonValue } from '../../src/domain/json-snapshot.ts';
+import { toJsonValue } from '../../src/db/json-value.ts';
 import type { TestApp } from '../helpers/app.ts';
 
 export const XSS_PAYLOADS = [
