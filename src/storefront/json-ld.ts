@@ -89,4 +89,7 @@ export const breadcrumbList = (steps: readonly { name: string; url: string }[]):
   });
 
 /** JSON for inside a <script> element: "<" escaped so no text can close the element early. */
-export const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+export function scriptJson(value: unknown): string {
+  const json = JSON.stringify(value);
+  return json.includes('<') ? json.replace(/</g, '\\u003c') : json;
+}
