@@ -80,10 +80,14 @@ async function completeChrome(db: Db, chrome: ChromeColumn): Promise<Chrome> {
   return { ...chrome, shop: { shopName: s.shopName, currency: s.currency, language: s.language, updatedAt: s.updatedAt.toISOString() } };
 }
 
+/** A page's data, and the JSON text PostgreSQL built it from: equal texts mean equal data (see render-memo.ts). */
+export type PageData<T> = T & { chrome: Chrome; dataText: string };
+
 /** One row: the chrome plus the page's own content columns (each a JSON value, null when nothing is published). */
-async function pageQuery<T extends Record<string, unknown>>(db: Db, content: Prisma.Sql, prepareAs?: string): Promise<T & { chrome: Chrome }> {
-  const [row] = await queryRows<T & { chrome: ChromeColumn }>(db, Prisma.sql`SELECT ${CHROME} AS chrome, ${content}`, { prepareAs });
-  return { ...row, chrome: await completeChrome(db, row.chrome) };
+async function pageQuery<T extends Record<string, unknown>>(db: Db, content: Prisma.Sql, prepareAs?: string): Promise<PageData<T>> {
+  const [row] = await queryRows<{ data: string }>(db, Prisma.sql`SELECT row_to_json(d)::text AS data FROM (SELECT ${CHROME} AS chrome, ${content}) d`, { prepareAs });
+  const value: T & { chrome: ChromeColumn } = JSON.parse(row.data);
+  return { ...value, chrome: await completeChrome(db, value.chrome), dataText: row.data };
 }
 
 export async function loadChrome(db: Db): Promise<Chrome> {
@@ -92,7 +96,8 @@ export async function loadChrome(db: Db): Promise<Chrome> {
 
 const CARD_FIELDS = Prisma.sql`'slug', p.slug, 'name', p.name, 'brand', p.brand, 'priceOere', p."priceDkk"::text, 'inStock', p.stock > 0, 'firstImage', p.images[1]`;
 
-export function loadProductPage(db: Db, slug: string) {
+export type ProductPage = PageData<{ product: ProductPageData | null }>;
+export function loadProductPage(db: Db, slug: string): Promise<ProductPage> {
   return pageQuery<{ product: ProductPageData | null }>(
     db,
     Prisma.sql`(SELECT json_build_object(${CARD_FIELDS}, 'id', p.id, 'description', p.description, 'images', p.images,
@@ -109,7 +114,8 @@ export function loadProductPage(db: Db, slug: string) {
  * One page of a category's live products, newest first (the order of products.search), with the category and its
  * live-product count (trigger-maintained, so the page count costs one row).
  */
-export function loadCategoryPage(db: Db, slug: string, page: number) {
+export type CategoryPage = PageData<{ category: CategoryTile | null; products: (ProductCard & { updatedAt: string })[] }>;
+export function loadCategoryPage(db: Db, slug: string, page: number): Promise<CategoryPage> {
   return pageQuery<{ category: CategoryTile | null; products: (ProductCard & { updatedAt: string })[] }>(
     db,
     Prisma.sql`(SELECT json_build_object('slug', c.slug, 'name', c.name, 'description', c.description, 'updatedAt', c."updatedAt",
@@ -137,11 +143,13 @@ const SERVICE_FIELDS = Prisma.sql`'slug', v.slug, 'title', v.title, 'body', v.bo
 const PUBLISHED_SERVICES = Prisma.sql`COALESCE((SELECT json_agg(json_build_object(${SERVICE_FIELDS}) ORDER BY v."navOrder", v."createdAt", v.id)
   FROM "ServiceOffering" v WHERE v.status = ${PUBLISHED}), '[]')`;
 
-export function loadServiceList(db: Db) {
+export type ServiceListPage = PageData<{ services: ServiceRecord[] }>;
+export function loadServiceList(db: Db): Promise<ServiceListPage> {
   return pageQuery<{ services: ServiceRecord[] }>(db, Prisma.sql`${PUBLISHED_SERVICES} AS services`);
 }
 
-export function loadServicePage(db: Db, slug: string) {
+export type ServicePage = PageData<{ service: ServiceRecord | null }>;
+export function loadServicePage(db: Db, slug: string): Promise<ServicePage> {
   return pageQuery<{ service: ServiceRecord | null }>(
     db,
     Prisma.sql`(SELECT json_build_object(${SERVICE_FIELDS}) FROM "ServiceOffering" v WHERE v.slug = ${slug} AND v.status = ${PUBLISHED}) AS service`,

@@ -1,16 +1,17 @@
 import type { Chrome } from '../services/storefront.ts';
 import { newestOf } from './format.ts';
+import { prepare, type Prepared } from './respond.ts';
 
 /** What a page handler produced: a page to send (with what its caching headers derive from), or a 404. */
 export type PageOutcome =
-  | { kind: 'page'; html: string; language: string; lastModified: string | null }
+  | { kind: 'page'; content: Prepared; language: string; lastModified: string | null }
   | { kind: 'not-found'; chrome: Chrome };
 
 export const notFound = (chrome: Chrome): PageOutcome => ({ kind: 'not-found', chrome });
 
 export const page = (html: string, chrome: Chrome, ...stamps: (string | null | undefined)[]): PageOutcome => ({
   kind: 'page',
-  html,
+  content: prepare(html),
   language: chrome.shop.language,
   lastModified: newestOf([chromeUpdatedAt(chrome), ...stamps]),
 });

@@ -22,8 +22,16 @@ export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
 export const HTML_TYPE = 'text/html; charset=utf-8';
 
+/** A response body with its strong validator: the hash of the exact bytes, so equal tags mean identical bodies. */
+export type Prepared = { bytes: Buffer; etag: string };
+
+export function prepare(body: string): Prepared {
+  const bytes = Buffer.from(body);
+  return { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"` };
+}
+
 export type CachedBody = {
-  body: string;
+  content: Prepared;
   contentType: string;
   cacheControl: string;
   /** ISO timestamp of the newest record the body shows; null when unknown (no Last-Modified is sent). */
@@ -31,22 +39,18 @@ export type CachedBody = {
   language?: string;
 };
 
-/** A strong validator: the hash of the exact bytes sent, so equal tags mean byte-identical bodies. */
-const etagOf = (bytes: Buffer) => `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;
-
 /** 200 with validators, or 304 without a body when the client's copy (If-None-Match / If-Modified-Since) is current. */
 export function sendCached(req: FastifyRequest, reply: FastifyReply, out: CachedBody): FastifyReply {
-  const bytes = Buffer.from(out.body);
   const headers: Record<string, string> = {
     ...SECURITY_HEADERS,
     'Cache-Control': out.cacheControl,
-    ETag: etagOf(bytes),
+    ETag: out.content.etag,
     ...(out.lastModified ? { 'Last-Modified': new Date(out.lastModified).toUTCString() } : {}),
     ...(out.language ? { 'Content-Language': out.language } : {}),
   };
   reply.headers(headers);
   if (fresh(req.headers, { etag: headers.ETag, 'last-modified': headers['Last-Modified'] })) return reply.code(304).send();
-  return reply.code(200).type(out.contentType).send(bytes);
+  return reply.code(200).type(out.contentType).send(out.content.bytes);
 }
 
 /** The HTML 404: never cached, so a draft published a moment later is not hidden behind a stored 404. */

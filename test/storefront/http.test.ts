@@ -106,6 +106,14 @@ describe('category pages', () => {
     expect(first).toContain('Page 1 of 2');
   });
 
+  it('shows a changed product on the next request (pages are rendered again when their data changes)', async () => {
+    expect(html(await get(t, '/categories/many'))).toContain('Many 29');
+    okResult(await t.call('products.update', { slug: 'many-29', patch: { name: 'Many renamed' } }, key));
+    const page = html(await get(t, '/categories/many'));
+    expect(page).toContain('Many renamed');
+    expect(page).not.toContain('>Many 29<');
+  });
+
   it.each(['?page=3', '?page=0', '?page=-1', '?page=abc', '?page=1.5', '?page=01'])('is a 404 for %s', async (query) => {
     expect((await get(t, `/categories/many${query}`)).statusCode).toBe(404);
   });

@@ -1,5 +1,4 @@
-import type { Db } from '../../db/client.ts';
-import { CATEGORY_PAGE_SIZE, loadCategoryPage } from '../../services/storefront.ts';
+import { CATEGORY_PAGE_SIZE, type CategoryPage } from '../../services/storefront.ts';
 import { breadcrumbLd, Breadcrumbs, ProductGrid, type Crumb } from '../components.tsx';
 import { renderDocument } from '../document.tsx';
 import { newestOf } from '../format.ts';
@@ -9,8 +8,7 @@ import { Prose } from '../prose.tsx';
 import { absolute, type View } from '../view.ts';
 
 /** One page of a category's live products, newest first; a page number past the last one is a 404. */
-export async function categoryPage(db: Db, base: string, slug: string, pageNumber: number): Promise<PageOutcome> {
-  const { chrome, category, products } = await loadCategoryPage(db, slug, pageNumber);
+export function categoryPage({ chrome, category, products }: CategoryPage, base: string, pageNumber: number): PageOutcome {
   const pages = Math.max(1, Math.ceil(Number(category?.liveProducts ?? 0) / CATEGORY_PAGE_SIZE));
   if (!category || pageNumber > pages) return notFound(chrome);
   const view: View = { base, chrome };

@@ -1,5 +1,4 @@
-import type { Db } from '../../db/client.ts';
-import { loadProductPage, type ProductPageData } from '../../services/storefront.ts';
+import type { ProductPage, ProductPageData } from '../../services/storefront.ts';
 import { breadcrumbLd, Breadcrumbs, FaqList, Stock, type Crumb } from '../components.tsx';
 import { renderDocument } from '../document.tsx';
 import { decimalPrice, isShownImage } from '../format.ts';
@@ -9,8 +8,8 @@ import { categoryPath, productPath } from '../paths.ts';
 import { Prose } from '../prose.tsx';
 import { absolute, priceOf, type View } from '../view.ts';
 
-export async function productPage(db: Db, base: string, slug: string): Promise<PageOutcome> {
-  const { chrome, product: p } = await loadProductPage(db, slug);
+/** The product page from its data (loadProductPage): a pure function, so its output can be memoized. */
+export function productPage({ chrome, product: p }: ProductPage, base: string): PageOutcome {
   if (!p) return notFound(chrome);
   const view: View = { base, chrome };
   const path = productPath(p.slug);

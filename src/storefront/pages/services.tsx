@@ -1,6 +1,5 @@
-import type { Db } from '../../db/client.ts';
 import { servicePath } from '../../domain/public-paths.ts';
-import { loadServiceList, loadServicePage, type ServiceRecord } from '../../services/storefront.ts';
+import type { ServiceListPage, ServicePage, ServiceRecord } from '../../services/storefront.ts';
 import { breadcrumbLd, Breadcrumbs, type Crumb } from '../components.tsx';
 import { renderDocument } from '../document.tsx';
 import { isShownImage, newestOf } from '../format.ts';
@@ -11,8 +10,7 @@ import { Prose } from '../prose.tsx';
 import { absolute, type View } from '../view.ts';
 
 /** Every published service, by navOrder (showInNav is an admin-UI flag and changes nothing here). */
-export async function servicesPage(db: Db, base: string): Promise<PageOutcome> {
-  const { chrome, services } = await loadServiceList(db);
+export function servicesPage({ chrome, services }: ServiceListPage, base: string): PageOutcome {
   const view: View = { base, chrome };
   const trail: Crumb[] = [{ name: chrome.shop.shopName, path: '/' }, { name: 'Services', path: SERVICES_PATH }];
   const html = renderDocument({
@@ -32,8 +30,7 @@ export async function servicesPage(db: Db, base: string): Promise<PageOutcome> {
   return page(html, chrome, newestOf(services.map((s) => s.updatedAt)));
 }
 
-export async function servicePage(db: Db, base: string, slug: string): Promise<PageOutcome> {
-  const { chrome, service: s } = await loadServicePage(db, slug);
+export function servicePage({ chrome, service: s }: ServicePage, base: string): PageOutcome {
   if (!s) return notFound(chrome);
   const view: View = { base, chrome };
   const path = servicePath(s.slug);
