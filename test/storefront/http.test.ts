@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATEGORY_PAGE_SIZE } from '../../src/services/storefront.ts';
 import { STOREFRONT_CSP } from '../../src/storefront/respond.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { okResult } from '../helpers/content.ts';
+import { okResult } from '../helpers/calls.ts';
 import { expectProblem } from '../helpers/problem.ts';
 import { get, html, productLinks, seededStorefront } from './helpers.ts';
 

@@ -5,7 +5,7 @@
 // ListItem positions 1..n.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.ts';
-import { okResult } from '../helpers/content.ts';
+import { okResult } from '../helpers/calls.ts';
 import { BASE, get, html, jsonLdOf, seededStorefront } from './helpers.ts';
 
 type Node = Record<string, unknown>;

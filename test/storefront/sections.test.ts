@@ -6,7 +6,7 @@ import { SECTION_KEYS } from '../../src/domain/layout-sections/index.ts';
 import { toJsonValue } from '../../src/db/json-value.ts';
 import { SECTION_RENDERERS } from '../../src/storefront/sections/index.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { okResult } from '../helpers/content.ts';
+import { okResult } from '../helpers/calls.ts';
 import { get, html, productLinks, seededStorefront } from './helpers.ts';
 
 let t: TestApp;

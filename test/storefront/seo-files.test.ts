@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Prisma } from '../../src/generated/prisma/client.ts';
 import { SITEMAP_MAX_URLS } from '../../src/services/storefront.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { okResult } from '../helpers/content.ts';
+import { okResult } from '../helpers/calls.ts';
 import { BASE, get, seededStorefront } from './helpers.ts';
 
 let t: TestApp;
