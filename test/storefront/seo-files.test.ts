@@ -78,11 +78,11 @@ describe('/robots.txt and /llms.txt', () => {
     const res = await get(t, '/llms.txt');
     expect(res.statusCode).toBe(200);
     expect(res.body).toMatch(/^# Agent Shop\n\n> /);
-    for (const link of [`${BASE}/openapi.json`, `${BASE}/docs`, `${BASE}/api/mcp`, `${BASE}/.well-known/api-catalog`, `${BASE}/.well-known/mcp/server-card.json`, `${BASE}/services/eye-exam`, `${BASE}/info/about`, `${BASE}/categories/sunglasses`]) {
+    for (const link of [`${BASE}/openapi.json`, `${BASE}/docs`, `${BASE}/api/mcp`, `${BASE}/.well-known/api-catalog`, `${BASE}/api/mcp/server-card`, `${BASE}/services/eye-exam`, `${BASE}/info/about`, `${BASE}/categories/sunglasses`]) {
       expect(res.body).toContain(link);
     }
     expect(res.body).not.toContain('summer-sale');
     // Each linked document exists.
-    for (const path of ['/openapi.json', '/docs', '/.well-known/api-catalog', '/.well-known/mcp/server-card.json']) expect((await get(t, path)).statusCode, path).toBe(200);
+    for (const path of ['/openapi.json', '/docs', '/.well-known/api-catalog', '/api/mcp/server-card']) expect((await get(t, path)).statusCode, path).toBe(200);
   });
 });
