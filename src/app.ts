@@ -17,6 +17,7 @@ import { registerMcp } from './mcp/mcp-route.ts';
 import { ALLOW_PRIVATE_WARNING } from './outbound/service-client.ts';
 import { setUpImageSearch } from './services/images/index.ts';
 import type { Metrics } from './metrics/metrics.ts';
+import { registerStorefront } from './storefront/routes.ts';
 import type { Tool } from './registry/define-tool.ts';
 import { TOOLS } from './tools/index.ts';
 
@@ -70,7 +71,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   setUpImageSearch(config, { redis: deps.redis, onCacheError: (err) => app.log.warn({ err }, 'image search cache unavailable') });
 
   app.setErrorHandler((err, req, reply) => sendProblem(req, reply, err));
-  app.setNotFoundHandler((req, reply) => sendProblem(req, reply, new AppError('not_found', `Nothing at ${req.method} ${req.url.split('?')[0]}.`)));
 
   const limiters = await createLimiters(app, config, deps.redis);
   const guard = createRequestGuard(limiters, new KeyStore(deps.db));
@@ -80,6 +80,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const mcp = registerMcp(app, { deps: invokeDeps, tools, guard, limiters, config });
   registerDiscoveryRoutes(app, { config, tools, mcp });
   registerHealthRoutes(app, { db: deps.db, lifecycle: deps.lifecycle ?? { draining: false } });
+  const storefront = registerStorefront(app, { db: deps.db, config });
+  app.setNotFoundHandler((req, reply) =>
+    storefront.answersNotFound(req)
+      ? storefront.sendNotFound(req, reply)
+      : sendProblem(req, reply, new AppError('not_found', `Nothing at ${req.method} ${req.url.split('?')[0]}.`)),
+  );
 
   return app;
 }
