@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { bearerAuthenticator } from './auth/bearer.ts';
 import { KeyStore } from './auth/key-store.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
@@ -11,6 +12,8 @@ import { newRequestId } from './http/request-id.ts';
 import { registerToolRoutes } from './http/tool-routes.ts';
 import { registerWellKnown } from './http/well-known.ts';
 import { registerMcp } from './mcp/mcp-route.ts';
+import { registerOAuth } from './oauth/routes.ts';
+import { cimdFetch } from './oauth/cimd-fetch.ts';
 import type { Tool } from './registry/define-tool.ts';
 import { TOOLS } from './tools/index.ts';
 
@@ -56,11 +59,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.setNotFoundHandler((req, reply) => sendProblem(req, reply, new AppError('not_found', `Nothing at ${req.method} ${req.url.split('?')[0]}.`)));
 
   const limiters = await createLimiters(app, config, deps.redis);
-  const guard = createRequestGuard(limiters, new KeyStore(deps.db));
+  const keys = new KeyStore(deps.db);
+  const tokens = registerOAuth(app, { config, db: deps.db, keys, fetch: cimdFetch(config) });
+  const authenticate = bearerAuthenticator(keys, tokens, config);
+  const guard = createRequestGuard(limiters, authenticate);
   const invokeDeps = { db: deps.db, config };
 
   registerToolRoutes(app, invokeDeps, tools, guard);
-  registerMcp(app, { deps: invokeDeps, tools, guard, config });
+  registerMcp(app, { deps: invokeDeps, tools, guard, adminGuard: createRequestGuard(limiters, authenticate, { requireCredentials: true }), config });
   registerWellKnown(app, { config, tools });
   app.get('/health', async () => ({ ok: true }));
 

@@ -19,6 +19,9 @@ const ConfigSchema = z.object({
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   ALLOWED_ORIGINS: z.string().default(''),
   TOOL_CONTRACTS: z.enum(['log', 'strict']).default('log'),
+  OAUTH_ISSUER: z.string().url().optional(),
+  OAUTH_EXTRA_RESOURCES: z.string().default(''),
+  OUTBOUND_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
 });
 
 export type Config = Readonly<{
@@ -39,6 +42,14 @@ export type Config = Readonly<{
    * and answers as usual; `strict` (the test suite and the fuzzer) answers 500 so the gap cannot go unnoticed.
    */
   toolContracts: 'log' | 'strict';
+  oauth: Readonly<{
+    /** An external authorization server's issuer: set, this service runs none of its own and trusts that one's JWTs. */
+    issuer: string | undefined;
+    /** Other services' resource URLs the built-in authorization server may issue (JWT) access tokens for. */
+    extraResources: readonly string[];
+  }>;
+  /** Lets outbound requests reach loopback/private addresses over plain http: local tests and development only. */
+  outboundAllowPrivate: boolean;
 }>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -64,7 +75,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     dbPoolMax: e.DB_POOL_MAX,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
-    allowedOrigins: Object.freeze(e.ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean)),
     toolContracts: e.TOOL_CONTRACTS,
+    allowedOrigins: Object.freeze(csv(e.ALLOWED_ORIGINS)),
+    oauth: Object.freeze({ issuer: e.OAUTH_ISSUER?.replace(/\/$/, ''), extraResources: Object.freeze(csv(e.OAUTH_EXTRA_RESOURCES)) }),
+    outboundAllowPrivate: e.OUTBOUND_ALLOW_PRIVATE === '1',
   });
+}
+
+function csv(value: string): string[] {
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
 }

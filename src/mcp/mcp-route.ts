@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.ts';
@@ -11,13 +12,18 @@ import type { Tool } from '../registry/define-tool.ts';
 import type { InvokeDeps } from '../registry/invoke-tool.ts';
 import { buildMcpCatalog, createMcpServer, MCP_PROTOCOL_VERSIONS, type McpCatalog } from './create-mcp-server.ts';
 import { isRequest, JsonExchangeTransport } from './json-exchange-transport.ts';
-import { buildProtectedResourceMetadata, buildServerCard, MCP_PATH, PROTECTED_RESOURCE_PATH, SERVER_CARD_PATHS } from './server-card.ts';
+import { MCP_ADMIN_PATH } from '../oauth/resources.ts';
+import { buildServerCard, MCP_PATH, SERVER_CARD_PATHS } from './server-card.ts';
+
+const ToolCallSchema = z.object({ method: z.literal('tools/call'), params: z.object({ name: z.string() }) });
 
 export type McpRouteOptions = {
   deps: InvokeDeps;
   tools: readonly Tool[];
   /** The same auth + rate-limit guard as the tool routes. */
   guard: ReturnType<typeof createRequestGuard>;
+  /** The guard of the sign-in-only URL: the same, but no credentials is a 401. */
+  adminGuard: ReturnType<typeof createRequestGuard>;
   config: Config;
 };
 
@@ -40,20 +46,6 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): void {
   let catalog: McpCatalog | undefined;
   const getCatalog = () => (catalog ??= buildMcpCatalog(opts.tools));
 
-  /** The guard's 401 plus the RFC 9728 pointer MCP clients follow to learn how to authenticate. */
-  async function guardWithResourceMetadata(req: FastifyRequest): Promise<void> {
-    try {
-      await guard(req);
-    } catch (err) {
-      if (!(err instanceof AppError) || err.code !== 'unauthorized') throw err;
-      const challenge = err.headers['WWW-Authenticate'] ?? 'Bearer realm="agent-api"';
-      throw new AppError('unauthorized', err.message, {
-        ...err.headers,
-        'WWW-Authenticate': `${challenge}, resource_metadata="${baseUrlOf(req, config)}${PROTECTED_RESOURCE_PATH}"`,
-      });
-    }
-  }
-
   // Origin first (a hostile page gets nothing, not even a key lookup), then the protocol version, then auth.
   const onRequest = [
     async (req: FastifyRequest, reply: FastifyReply) => {
@@ -67,10 +59,9 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): void {
         return reply.code(400).send(jsonRpcError(-32000, `Bad Request: unsupported MCP-Protocol-Version (supported: ${MCP_PROTOCOL_VERSIONS.join(', ')})`));
       }
     },
-    guardWithResourceMetadata,
   ];
 
-  app.post(MCP_PATH, { onRequest }, async (req, reply) => {
+  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const read = readMessages(req.headers.accept, req.body);
     if ('status' in read) return reply.code(read.status).send(jsonRpcError(read.code, read.message));
     const server = createMcpServer(deps, getCatalog(), { principal: req.principal, requestId: req.id, log: req.log, instance: problemInstance(req) });
@@ -82,12 +73,40 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): void {
     if (responses.length === 0) return reply.code(202).send();
     // JSON, not SSE: a stateless server has nothing to stream. A batch is answered with an array (JSON-RPC 2.0 §6).
     return reply.type('application/json; charset=utf-8').send(read.batch ? responses : responses[0]);
-  });
+  };
+  app.post(MCP_PATH, { onRequest: [...onRequest, guard], preHandler: stepUp }, handler);
+  // The same server for hosts that must sign in: its guard answers every unauthenticated request with 401.
+  app.post(MCP_ADMIN_PATH, { onRequest: [...onRequest, opts.adminGuard], preHandler: stepUp }, handler);
+
+  /**
+   * A signed-in OAuth client calling a tool outside its grant gets HTTP 403 insufficient_scope naming the scope,
+   * which MCP hosts answer by asking the operator for more (step-up). API keys keep the in-protocol error result.
+   */
+  async function stepUp(req: FastifyRequest): Promise<void> {
+    if (!req.principal?.grantId) return;
+    const body: unknown = req.body;
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const call = ToolCallSchema.safeParse(message);
+      const tool = call.success ? opts.tools.find((t) => t.name === call.data.params.name) : undefined;
+      if (tool && !tool.anonymous && !req.principal.scopes.has(tool.scope)) {
+        throw new AppError('insufficient_scope', `This grant lacks the scope ${tool.scope} required by ${tool.name}.`, {
+          'WWW-Authenticate': `Bearer realm="agent-api", error="insufficient_scope", scope="${tool.scope}"`,
+        });
+      }
+    }
+  }
 
   // Stateless: no SSE stream to open with GET and no session to end with DELETE.
   app.route({
     method: ['GET', 'DELETE'],
     url: MCP_PATH,
+    handler: async (_req, reply) =>
+      reply.code(405).header('Allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this stateless server only takes POST.')),
+  });
+  app.route({
+    method: ['GET', 'DELETE'],
+    url: MCP_ADMIN_PATH,
+    onRequest: opts.adminGuard,
     handler: async (_req, reply) =>
       reply.code(405).header('Allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this stateless server only takes POST.')),
   });
@@ -98,9 +117,6 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): void {
       reply.headers(DISCOVERY_HEADERS).type('application/json; charset=utf-8').send(JSON.stringify(buildServerCard(baseUrlOf(req, config), getCatalog()))),
     );
   }
-  app.get(PROTECTED_RESOURCE_PATH, async (req, reply) =>
-    reply.headers(DISCOVERY_HEADERS).send(buildProtectedResourceMetadata(baseUrlOf(req, config))),
-  );
 }
 
 type ReadMessages = { messages: JSONRPCMessage[]; batch: boolean } | { status: number; code: number; message: string };

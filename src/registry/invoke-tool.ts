@@ -108,6 +108,7 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
         await tx.auditEntry.createMany({
           data: changes.map((c) => ({
             apiKeyId: req.principal?.keyId ?? null,
+            grantId: req.principal?.grantId ?? null,
             tool: tool.name,
             entityType: c.entityType,
             entityId: c.entityId,
