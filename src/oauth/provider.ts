@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { SCOPES } from '../registry/scopes.ts';
@@ -18,6 +18,24 @@ export const TOKEN_TTL = {
   Interaction: 10 * 60,
   Session: 10 * 60,
 } as const;
+
+/**
+ * The library's login prompt, then one consent check: the operator answered in this interaction. Its default
+ * consent checks would ask again whenever the operator approved fewer scopes than requested, which is the point
+ * of the page; the token then carries exactly what was approved.
+ */
+function consentPolicy() {
+  const { Prompt, Check, base } = interactionPolicy;
+  const login = base().get('login');
+  if (!login) throw new Error('oidc-provider has no login prompt');
+  const consent = new Prompt(
+    { name: 'consent', requestable: true },
+    new Check('operator_consent_required', 'the shop operator approves every authorization', (ctx) =>
+      ctx.oidc.result?.consent?.grantId ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT,
+    ),
+  );
+  return [login, consent];
+}
 
 /** Client ID Metadata Documents: at most 64 KB, cached as long as their Cache-Control says (up to a day). */
 const CIMD_BODY_LIMIT = 64 * 1024;
@@ -43,18 +61,23 @@ export function createProvider(issuer: string, baseUrl: string, deps: ProviderDe
     cookies: { keys: keys.cookie },
     // The "account" is the operator's API key: its id is the subject of every token the operator approves.
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
-    scopes: ['openid', 'offline_access', ...SCOPES],
+    // Only the protocol's own scopes here: the shop's scopes belong to the resource (getResourceServerInfo below).
+    scopes: ['openid', 'offline_access'],
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     pkce: { required: () => true },
-    // Every authorization asks the operator again: no consent is remembered from an earlier browser session.
-    loadExistingGrant: async () => undefined,
+    // Every authorization asks the operator again: only the grant made by this very interaction counts, never one
+    // remembered from an earlier browser session.
+    loadExistingGrant: async (ctx) => {
+      const grantId = ctx.oidc.result?.consent?.grantId;
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
     // Revoking any token of a grant (RFC 7009) ends the whole grant: its refresh token goes too, so nothing half-works.
     revokeGrantPolicy: () => true,
     ttl: { ...TOKEN_TTL },
-    interactions: { url: async (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
+    interactions: { url: async (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`, policy: consentPolicy() },
     // Browser-based MCP hosts call the token endpoint cross-origin; the client's own checks still apply.
     clientBasedCORS: () => true,
     routes: { authorization: '/authorize', token: '/token', registration: '/register', revocation: '/revoke', jwks: '/jwks' },
