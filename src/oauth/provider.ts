@@ -61,8 +61,9 @@ export function createProvider(issuer: string, baseUrl: string, deps: ProviderDe
     cookies: { keys: keys.cookie },
     // The "account" is the operator's API key: its id is the subject of every token the operator approves.
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
-    // Only the protocol's own scopes here: the shop's scopes belong to the resource (getResourceServerInfo below).
-    scopes: ['openid', 'offline_access'],
+    // Listed for discovery and client registration; what a token gets is decided per resource (getResourceServerInfo)
+    // and by the grant the operator approved.
+    scopes: ['openid', 'offline_access', ...SCOPES],
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     pkce: { required: () => true },

@@ -6,7 +6,13 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { OAuthClientMetadata, OAuthClientProvider, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
+import type {
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
 
 export const CALLBACK_URL = 'http://127.0.0.1:9/callback';
 
@@ -16,6 +22,7 @@ export class TestHost implements OAuthClientProvider {
   private info?: StoredOAuthClientInformation;
   private stored?: StoredOAuthTokens;
   private verifier = '';
+  private discovery?: OAuthDiscoveryState;
 
   constructor(private readonly metadata: OAuthClientMetadata, clientMetadataUrl?: string) {
     this.clientMetadataUrl = clientMetadataUrl;
@@ -46,6 +53,12 @@ export class TestHost implements OAuthClientProvider {
   }
   codeVerifier() {
     return this.verifier;
+  }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
   }
 }
 
