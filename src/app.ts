@@ -14,6 +14,7 @@ import { registerWellKnown } from './http/well-known.ts';
 import { registerMcp } from './mcp/mcp-route.ts';
 import { registerOAuth } from './oauth/routes.ts';
 import { cimdFetch } from './oauth/cimd-fetch.ts';
+import { ALLOW_PRIVATE_WARNING } from './outbound/service-client.ts';
 import type { Tool } from './registry/define-tool.ts';
 import { TOOLS } from './tools/index.ts';
 
@@ -54,6 +55,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     if (req.rateLimits?.length) reply.headers(rateLimitHeaders(req.rateLimits));
     return payload;
   });
+
+  if (config.outbound.allowPrivate) app.log.warn(ALLOW_PRIVATE_WARNING);
 
   app.setErrorHandler((err, req, reply) => sendProblem(req, reply, err));
   app.setNotFoundHandler((req, reply) => sendProblem(req, reply, new AppError('not_found', `Nothing at ${req.method} ${req.url.split('?')[0]}.`)));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseDenyList } from './outbound/address-policy.ts';
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -22,6 +23,15 @@ const ConfigSchema = z.object({
   OAUTH_ISSUER: z.string().url().optional(),
   OAUTH_EXTRA_RESOURCES: z.string().default(''),
   OUTBOUND_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
+  OUTBOUND_DENY_LIST: z.string().default('').transform((list, ctx) => {
+    const entries = list.split(',').map((s) => s.trim()).filter(Boolean);
+    try {
+      parseDenyList(entries);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+    }
+    return entries;
+  }),
 });
 
 export type Config = Readonly<{
@@ -48,8 +58,8 @@ export type Config = Readonly<{
     /** Other services' resource URLs the built-in authorization server may issue (JWT) access tokens for. */
     extraResources: readonly string[];
   }>;
-  /** Lets outbound requests reach loopback/private addresses over plain http: local tests and development only. */
-  outboundAllowPrivate: boolean;
+  /** The safe outbound HTTP client's address rules (src/outbound). */
+  outbound: Readonly<{ allowPrivate: boolean; denyList: readonly string[] }>;
 }>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -59,6 +69,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration: ${fields}`);
   }
   const e = parsed.data;
+  if (e.OUTBOUND_ALLOW_PRIVATE === '1' && e.NODE_ENV === 'production') {
+    throw new Error('Invalid configuration: OUTBOUND_ALLOW_PRIVATE: must not be 1 when NODE_ENV=production (it lets outbound calls reach private networks)');
+  }
   return Object.freeze({
     host: e.HOST,
     port: e.PORT,
@@ -78,7 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     toolContracts: e.TOOL_CONTRACTS,
     allowedOrigins: Object.freeze(csv(e.ALLOWED_ORIGINS)),
     oauth: Object.freeze({ issuer: e.OAUTH_ISSUER?.replace(/\/$/, ''), extraResources: Object.freeze(csv(e.OAUTH_EXTRA_RESOURCES)) }),
-    outboundAllowPrivate: e.OUTBOUND_ALLOW_PRIVATE === '1',
+    outbound: Object.freeze({ allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === '1', denyList: Object.freeze(e.OUTBOUND_DENY_LIST) }),
   });
 }
 
