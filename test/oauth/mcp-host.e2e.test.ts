@@ -30,6 +30,8 @@ beforeAll(async () => {
   });
   server = await startServerProcess(['--import', 'tsx', 'src/server.ts'], {
     DATABASE_URL: database.url,
+    // Loopback documents need OUTBOUND_ALLOW_PRIVATE, which production refuses.
+    NODE_ENV: 'development',
     OUTBOUND_ALLOW_PRIVATE: '1',
     NODE_EXTRA_CA_CERTS: cimd.caFile,
     RATE_LIMIT_ANON_MAX: '100000',
