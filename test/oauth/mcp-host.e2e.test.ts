@@ -17,6 +17,7 @@ let server: ServerProcess;
 let base: string;
 let cimd: { server: Server; origin: string; caFile: string };
 let operator: { id: string; key: string };
+const cimdFetches: string[] = [];
 
 /** Revocations take effect within 1 s on every instance: each instance re-reads what it cached after 0.9 s. */
 const REVOCATION_DELAY_MS = 1_000;
@@ -25,8 +26,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 beforeAll(async () => {
   database = await createTestDatabase();
   cimd = await startHttpsServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' });
-    res.end(JSON.stringify({ client_id: `${cimd.origin}${req.url}`, ...hostMetadata('Test Host') }));
+    cimdFetches.push(req.url!);
+    const clientId = `${cimd.origin}${req.url}`;
+    const document =
+      req.url === '/huge.json' ? { client_id: clientId, ...hostMetadata('x'.repeat(70 * 1024)) }
+      : req.url === '/impostor.json' ? { ...hostMetadata('Impostor'), client_id: `${cimd.origin}/host/client.json` }
+      : { client_id: clientId, ...hostMetadata('Test Host') };
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': req.url === '/no-cache.json' ? 'no-store' : 'max-age=60' });
+    res.end(JSON.stringify(document));
   });
   server = await startServerProcess(['--import', 'tsx', 'src/server.ts'], {
     DATABASE_URL: database.url,
@@ -205,5 +212,39 @@ describe('ending access from the shop’s side', () => {
     await revokeKey(database.db, other.id);
     await sleep(REVOCATION_DELAY_MS);
     expect((await callTool(token, 'features.list')).status).toBe(401);
+  });
+});
+
+describe('client metadata documents', () => {
+  /** The authorization endpoint's answer for a client identified by the document at `path`. */
+  async function authorizeAs(path: string, redirectUri = 'http://127.0.0.1:9/callback') {
+    const url = new URL(`${base}/oauth/authorize`);
+    const params = {
+      response_type: 'code', client_id: `${cimd.origin}${path}`, redirect_uri: redirectUri, scope: 'features:read',
+      resource: `${base}/api/mcp`, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
+    };
+    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    return fetch(url, { redirect: 'manual' });
+  }
+
+  it('are cached as their Cache-Control says', async () => {
+    cimdFetches.length = 0;
+    for (let i = 0; i < 2; i++) expect((await authorizeAs('/cached.json')).status).toBe(303);
+    for (let i = 0; i < 2; i++) expect((await authorizeAs('/no-cache.json')).status).toBe(303);
+    expect(cimdFetches).toEqual(['/cached.json', '/no-cache.json', '/no-cache.json']);
+  });
+
+  it('must list the redirect URI exactly', async () => {
+    const res = await authorizeAs('/exact.json', 'http://127.0.0.1:9/callback/other');
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('redirect_uri did not match any of the client');
+  });
+
+  it('are refused over 64 KB or when they name another client_id', async () => {
+    for (const path of ['/huge.json', '/impostor.json']) {
+      const res = await authorizeAs(path);
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain('invalid_client');
+    }
   });
 });
