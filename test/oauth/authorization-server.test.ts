@@ -1,6 +1,5 @@
 // The built-in authorization server over real HTTP (the app listening on a port): metadata, PKCE and resource
 // rules, the consent form's refusals, tokens bound to this service, keys shared through the database.
-import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
@@ -9,7 +8,7 @@ import { listGrants } from '../../src/oauth/grant-admin.ts';
 import { rotateKeys } from '../../src/oauth/keys.ts';
 import { SCOPES } from '../../src/registry/scopes.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { CALLBACK_URL, openConsentPage, submitConsent } from './mcp-host.ts';
+import { authorizationRequest, CALLBACK_URL, obtainTokens, openConsentPage, registerClient, submitConsent } from './mcp-host.ts';
 
 let t: TestApp;
 let base: string;
@@ -23,38 +22,12 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   operatorKey = await t.key();
   narrowKey = await t.key(['catalog:read']);
-  const registered = await fetch(`${base}/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: '<img src=x onerror=alert(1)> Evil & Co',
-      redirect_uris: [CALLBACK_URL],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }),
-  });
-  expect(registered.status).toBe(201);
-  clientId = ((await registered.json()) as { client_id: string }).client_id;
+  clientId = await registerClient(base, '<img src=x onerror=alert(1)> Evil & Co');
 });
 afterAll(async () => t?.close());
 
 function authorizeUrl(params: Record<string, string | undefined> = {}) {
-  const verifier = randomBytes(32).toString('base64url');
-  const query = {
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: CALLBACK_URL,
-    scope: 'catalog:read features:read features:write',
-    resource: `${base}/api/mcp`,
-    state: 'st4te',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-    ...params,
-  };
-  const url = new URL(`${base}/oauth/authorize`);
-  for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v);
-  return { url, verifier };
+  return authorizationRequest(base, { client_id: clientId, scope: 'catalog:read features:read features:write', resource: `${base}/api/mcp`, ...params });
 }
 
 /** The redirect the authorization endpoint answers with (an error to the client, or to the consent page). */
@@ -181,20 +154,7 @@ describe('the consent form', () => {
 });
 
 describe('tokens bound to this service', () => {
-  /** Runs the whole flow for `resource` and returns the token response. */
-  async function tokensFor(resource: string, scope: string) {
-    const { url, verifier } = authorizeUrl({ resource, scope });
-    const out = await submitConsent(await openConsentPage(url), { operator_key: operatorKey, scope, decision: 'approve' });
-    if (!('redirect' in out)) throw new Error(out.html);
-    expect(out.redirect.searchParams.get('iss')).toBe(`${base}/oauth`);
-    const res = await fetch(`${base}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: out.redirect.searchParams.get('code')!, redirect_uri: CALLBACK_URL, client_id: clientId, code_verifier: verifier, resource }),
-    });
-    expect(res.status).toBe(200);
-    return (await res.json()) as { access_token: string; refresh_token: string; scope: string; token_type: string; expires_in: number };
-  }
+  const tokensFor = (resource: string, scope: string) => obtainTokens(base, { clientId, operatorKey, resource, scope });
 
   it('issues an opaque, hour-long token with exactly the approved scopes, stored only as a hash', async () => {
     const tokens = await tokensFor(`${base}/api/v1`, 'features:read');

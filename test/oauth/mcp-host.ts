@@ -1,6 +1,7 @@
 // A minimal MCP host for the OAuth tests: the SDK's OAuthClientProvider interface kept in memory, plus the
 // operator's side of the consent form (driven through its documented form contract, as automation would).
 import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -151,4 +152,56 @@ export async function startHttpsServer(handler: Parameters<typeof createServer>[
   const server = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { server, origin: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, caFile: cert };
+}
+
+/** Registers a public client (RFC 7591) that redirects to CALLBACK_URL; returns its client_id. */
+export async function registerClient(base: string, name = 'Test Client'): Promise<string> {
+  const res = await fetch(`${base}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: name,
+      redirect_uris: [CALLBACK_URL],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }),
+  });
+  if (res.status !== 201) throw new Error(`registration failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { client_id: string }).client_id;
+}
+
+/** An authorization request with PKCE (S256) for `resource`; returns the URL and the verifier. */
+export function authorizationRequest(base: string, params: Record<string, string | undefined>) {
+  const verifier = randomBytes(32).toString('base64url');
+  const query = {
+    response_type: 'code',
+    redirect_uri: CALLBACK_URL,
+    state: 'st4te',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    ...params,
+  };
+  const url = new URL(`${base}/oauth/authorize`);
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v);
+  return { url, verifier };
+}
+
+export type TokenResponse = { access_token: string; refresh_token: string; scope: string; token_type: string; expires_in: number };
+
+/** The whole flow by hand: authorization request, operator approval of `scope`, code exchange for `resource`. */
+export async function obtainTokens(base: string, opts: { clientId: string; operatorKey: string; resource: string; scope: string }): Promise<TokenResponse> {
+  const { url, verifier } = authorizationRequest(base, { client_id: opts.clientId, resource: opts.resource, scope: opts.scope });
+  const callback = await approve(url, opts.operatorKey, opts.scope);
+  // RFC 9207: the authorization response names its issuer.
+  if (callback.get('iss') !== `${base}/oauth`) throw new Error(`authorization response from issuer ${callback.get('iss')}`);
+  const res = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code', code: callback.get('code')!, redirect_uri: CALLBACK_URL, client_id: opts.clientId, code_verifier: verifier, resource: opts.resource,
+    }),
+  });
+  if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as TokenResponse;
 }
