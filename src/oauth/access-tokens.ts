@@ -13,6 +13,8 @@ export type AccessTokenVerifier = { verify(token: string, baseUrl: string): Prom
 const RECHECK_MS = 900;
 const LAST_USED_EVERY_MS = 60_000;
 const MAX_CACHED = 10_000;
+/** The library's opaque tokens: 256 random bits as 43 base64url characters. Anything else is refused unread. */
+const OPAQUE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 type Cached<T> = { value: T; fetchedAt: number };
 
@@ -57,6 +59,7 @@ export function createLocalTokenVerifier(db: Db, server: AuthorizationServer): A
 
   return {
     async verify(token, baseUrl) {
+      if (!OPAQUE_TOKEN.test(token)) return null;
       const now = Date.now();
       const provider = await server.providerFor(baseUrl);
       const found = await tokens.get(createHash('sha256').update(token).digest('base64url'), now, async () => {
