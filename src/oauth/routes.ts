@@ -3,6 +3,7 @@ import type { KeyStore } from '../auth/key-store.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { baseUrlOf } from '../http/base-url.ts';
+import { SCOPES } from '../registry/scopes.ts';
 import { createJwtTokenVerifier, createLocalTokenVerifier, type AccessTokenVerifier } from './access-tokens.ts';
 import { AuthorizationServer } from './authorization-server.ts';
 import { registerConsentRoutes } from './consent-routes.ts';
@@ -64,7 +65,7 @@ export function registerOAuth(app: FastifyInstance, deps: OAuthDeps): AccessToke
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, _payload, done) => done(null));
-    scope.all(`${OAUTH_PATH}/*`, async (req, reply) => passThrough(req, reply, req.url.slice(OAUTH_PATH.length)));
+    scope.all(`${OAUTH_PATH}/*`, async (req, reply) => passThrough(req, reply, withDefaultScope(req.method, req.url.slice(OAUTH_PATH.length))));
     // RFC 8414 metadata at the root and in the path-suffixed form for the issuer's /oauth path; it is the
     // library's discovery document (OpenID Connect discovery is a superset of RFC 8414).
     for (const path of [AUTHORIZATION_SERVER_METADATA_PATH, `${AUTHORIZATION_SERVER_METADATA_PATH}${OAUTH_PATH}`]) {
@@ -73,6 +74,18 @@ export function registerOAuth(app: FastifyInstance, deps: OAuthDeps): AccessToke
   });
 
   return createLocalTokenVerifier(deps.db, server);
+}
+
+/**
+ * OAuth 2.1 lets a server give an authorization request without `scope` a default: here every scope, of which the
+ * operator then approves what they choose (a token never carries more than the consent page granted).
+ */
+function withDefaultScope(method: string, url: string): string {
+  if (method !== 'GET' || !url.startsWith('/authorize?')) return url;
+  const query = new URLSearchParams(url.slice('/authorize?'.length));
+  if (query.has('scope')) return url;
+  query.set('scope', SCOPES.join(' '));
+  return `/authorize?${query}`;
 }
 
 /**
