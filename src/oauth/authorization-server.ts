@@ -4,6 +4,7 @@ import type Provider from 'oidc-provider';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { keysVersion, loadKeys, type AuthorizationServerKeys } from './keys.ts';
+import { loadOidcProvider } from './library.ts';
 import { createProvider } from './provider.ts';
 import { issuerOf } from './resources.ts';
 
@@ -39,7 +40,8 @@ export class AuthorizationServer {
     let entry = this.entries.get(baseUrl);
     if (!entry) {
       if (this.entries.size >= MAX_ISSUERS) this.entries.clear();
-      const provider = createProvider(issuerOf(baseUrl), baseUrl, { ...this.deps, keys });
+      const library = await loadOidcProvider(this.deps.log);
+      const provider = createProvider(library, issuerOf(baseUrl), baseUrl, { ...this.deps, keys });
       entry = { provider, handle: provider.callback() };
       this.entries.set(baseUrl, entry);
     }

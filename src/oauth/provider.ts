@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { SCOPES } from '../registry/scopes.ts';
@@ -7,6 +8,7 @@ import { createAdapterFactory } from './adapter.ts';
 import { renderErrorPage } from './consent-page.ts';
 import { markGrantRevoked } from './grant-admin.ts';
 import type { AuthorizationServerKeys } from './keys.ts';
+import type { OidcProviderModule } from './library.ts';
 import { OAUTH_PATH, resourcesOf } from './resources.ts';
 
 /** Token lifetimes (seconds); docs/agent-safety.md states them. */
@@ -24,7 +26,7 @@ export const TOKEN_TTL = {
  * consent checks would ask again whenever the operator approved fewer scopes than requested, which is the point
  * of the page; the token then carries exactly what was approved.
  */
-function consentPolicy() {
+function consentPolicy({ interactionPolicy }: OidcProviderModule) {
   const { Prompt, Check, base } = interactionPolicy;
   const login = base().get('login');
   if (!login) throw new Error('oidc-provider has no login prompt');
@@ -50,8 +52,9 @@ export type ProviderDeps = { db: Db; config: Config; keys: AuthorizationServerKe
  * tokens rotated on every use, RFC 7009 revocation, RFC 9207 `iss`, dynamic registration and Client ID Metadata
  * Documents. The consent step is ours (src/oauth/consent-routes.ts): the operator approves with an API key.
  */
-export function createProvider(issuer: string, baseUrl: string, deps: ProviderDeps): Provider {
+export function createProvider(library: OidcProviderModule, issuer: string, baseUrl: string, deps: ProviderDeps): Provider {
   const { db, config, keys } = deps;
+  const { errors } = library;
   const ownResources = new Set(resourcesOf(baseUrl));
   const extraResources = new Set(config.oauth.extraResources);
 
@@ -78,7 +81,7 @@ export function createProvider(issuer: string, baseUrl: string, deps: ProviderDe
     // Revoking any token of a grant (RFC 7009) ends the whole grant: its refresh token goes too, so nothing half-works.
     revokeGrantPolicy: () => true,
     ttl: { ...TOKEN_TTL },
-    interactions: { url: async (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`, policy: consentPolicy() },
+    interactions: { url: async (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`, policy: consentPolicy(library) },
     // Browser-based MCP hosts call the token endpoint cross-origin; the client's own checks still apply.
     clientBasedCORS: () => true,
     routes: { authorization: '/authorize', token: '/token', registration: '/register', revocation: '/revoke', jwks: '/jwks' },
@@ -116,7 +119,7 @@ export function createProvider(issuer: string, baseUrl: string, deps: ProviderDe
     },
   };
 
-  const provider = new Provider(issuer, configuration);
+  const provider = new library.Provider(issuer, configuration);
   // Behind a TLS terminator (an https PUBLIC_BASE_URL) the scheme comes from X-Forwarded-Proto.
   provider.proxy = issuer.startsWith('https:');
   provider.on('server_error', (_ctx, err) => deps.log.error({ err }, 'authorization server error'));

@@ -4,7 +4,10 @@ import { withDatabase } from '../database.ts';
 import { CLI, emit, examples } from '../output.ts';
 
 export function registerOAuth(program: Command): void {
-  const oauth = program.command('oauth').description('The built-in OAuth authorization server.');
+  const oauth = program
+    .command('oauth')
+    .description('The built-in OAuth authorization server.')
+    .addHelpText('after', examples(`${CLI} oauth rotate-keys`, `${CLI} oauth rotate-keys --json`));
 
   oauth
     .command('rotate-keys')
