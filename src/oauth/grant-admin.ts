@@ -1,6 +1,6 @@
 import type { Db } from '../db/client.ts';
 import { AppError } from '../errors.ts';
-import { toJsonValue } from '../domain/json-snapshot.ts';
+import { toJsonValue } from '../db/json-value.ts';
 
 /** Audit entries of the grant lifecycle; `tool` names the act, as tool calls do for theirs. */
 const GRANT_ENTITY = 'oauth_grant';
