@@ -54,17 +54,6 @@ export function buildServerCard(baseUrl: string, catalog: McpCatalog) {
   };
 }
 
-/** RFC 9728 protected-resource metadata for /api/mcp: API keys, not OAuth, so no authorization_servers. */
-export function buildProtectedResourceMetadata(baseUrl: string) {
-  return {
-    resource: `${baseUrl}${MCP_PATH}`,
-    resource_name: MCP_SERVER_INFO.title,
-    bearer_methods_supported: ['header'],
-    scopes_supported: SCOPES,
-    resource_documentation: `${baseUrl}/docs`,
-  };
-}
-
 /**
  * Registry names are reverse-DNS with exactly one '/': the reversed host of the public URL, e.g.
  * `com.example.shop/agent-api`. IP literals and single-label hosts (localhost) have no DNS name to reverse.
