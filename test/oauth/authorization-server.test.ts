@@ -1,6 +1,7 @@
 // The built-in authorization server over real HTTP (the app listening on a port): metadata, PKCE and resource
 // rules, the consent form's refusals, tokens bound to this service, keys shared through the database.
 import type { AddressInfo } from 'node:net';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -76,6 +77,28 @@ describe('metadata', () => {
     const anonymous = await fetch(`${base}/api/v1/tools/features.list`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toContain(`resource_metadata="${base}/.well-known/oauth-protected-resource/api/v1"`);
+  });
+});
+
+describe('/api/mcp/admin', () => {
+  /** The tool names an MCP client sees at `path` with these headers. */
+  async function listedTools(path: string, headers: Record<string, string>) {
+    const client = new Client({ name: 'admin-url-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}${path}`), { requestInit: { headers } }));
+    try {
+      return (await client.listTools()).tools.map((t) => t.name).sort();
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('serves exactly what /api/mcp serves to the same API key, and nothing without one', async () => {
+    const headers = { authorization: `Bearer ${narrowKey}` };
+    const viaAdmin = await listedTools('/api/mcp/admin', headers);
+    expect(viaAdmin).toEqual(await listedTools('/api/mcp', headers));
+    expect(viaAdmin).toContain('products.search');
+    expect((await fetch(`${base}/api/mcp/admin`, { method: 'GET' })).status).toBe(401);
+    expect((await fetch(`${base}/api/mcp/admin`, { method: 'GET', headers })).status).toBe(405);
   });
 });
 
