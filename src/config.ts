@@ -69,7 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration: ${fields}`);
   }
   const e = parsed.data;
-  if (e.OUTBOUND_ALLOW_PRIVATE === '1' && e.NODE_ENV === 'production') {
+  if (e.OUTBOUND_ALLOW_PRIVATE === '1' && env.NODE_ENV === 'production') {
     throw new Error('Invalid configuration: OUTBOUND_ALLOW_PRIVATE: must not be 1 when NODE_ENV=production (it lets outbound calls reach private networks)');
   }
   return Object.freeze({
