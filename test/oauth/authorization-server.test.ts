@@ -127,7 +127,7 @@ describe('the consent form', () => {
     expect(page.html).toContain('registered itself with this shop; its identity is not verified');
     expect(page.html).toContain('“&#60;img src=x onerror=alert(1)&#62; Evil &#38; Co”');
     expect(page.html).not.toContain('<img');
-    expect(page.html).toContain('Read products and prices, including unpublished ones <code>catalog:read</code>');
+    expect(page.html).toContain('Read the product catalog <code>catalog:read</code>');
     expect(page.html).not.toMatch(/<script/i);
   });
 
