@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import { AppError, PROBLEMS, type ProblemCode } from '../errors.ts';
 import { MCP_PATH, SERVER_CARD_PATHS } from '../mcp/server-card.ts';
+import { MCP_ADMIN_PATH, PROTECTED_RESOURCE_METADATA_PATH } from '../oauth/resources.ts';
 import { buildDocument, OPENAPI_CONTENT_TYPE } from '../openapi/build-document.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import { baseUrlOf } from './base-url.ts';
@@ -65,6 +66,13 @@ function apiCatalog(base: string) {
         anchor: `${base}${MCP_PATH}`,
         'service-desc': [{ href: `${base}${SERVER_CARD_PATHS[0]}`, type: 'application/json' }],
         'service-doc': [{ href: `${base}/docs`, type: 'text/html' }],
+      },
+      {
+        // The MCP URL for hosts that sign in with OAuth; service-meta is its RFC 9728 document.
+        anchor: `${base}${MCP_ADMIN_PATH}`,
+        'service-desc': [{ href: `${base}${SERVER_CARD_PATHS[0]}`, type: 'application/json' }],
+        'service-doc': [{ href: `${base}/docs`, type: 'text/html' }],
+        'service-meta': [{ href: `${base}${PROTECTED_RESOURCE_METADATA_PATH}${MCP_ADMIN_PATH}`, type: 'application/json' }],
       },
     ],
   };

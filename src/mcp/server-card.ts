@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { MCP_ADMIN_PATH, PROTECTED_RESOURCE_METADATA_PATH } from '../oauth/resources.ts';
 import { SCOPES } from '../registry/scopes.ts';
 import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO, type McpCatalog } from './create-mcp-server.ts';
 
@@ -37,6 +38,13 @@ export function buildServerCard(baseUrl: string, catalog: McpCatalog) {
         ],
         authentication: { required: false, schemes: ['bearer'] },
       },
+      {
+        // The same server for hosts that sign in with OAuth: unauthenticated requests get the 401 that starts it.
+        type: 'streamable-http',
+        url: `${baseUrl}${MCP_ADMIN_PATH}`,
+        supportedProtocolVersions: MCP_PROTOCOL_VERSIONS,
+        authentication: { required: true, schemes: ['oauth2', 'bearer'] },
+      },
     ],
     capabilities: { tools: { listChanged: false } },
     tools: anonymous,
@@ -48,6 +56,7 @@ export function buildServerCard(baseUrl: string, catalog: McpCatalog) {
           'scope the key has, and tools/call runs them. Keys are issued by the operator (npm run cli -- keys create).',
         scopesSupported: SCOPES,
         protectedResourceMetadata: `${baseUrl}${PROTECTED_RESOURCE_PATH}`,
+        signIn: `${baseUrl}${MCP_ADMIN_PATH} answers 401 until the host signs in with OAuth (metadata: ${baseUrl}${PROTECTED_RESOURCE_METADATA_PATH}${MCP_ADMIN_PATH}).`,
         openapi: `${baseUrl}/openapi.json`,
       },
     },

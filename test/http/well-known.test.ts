@@ -39,6 +39,12 @@ describe('GET/HEAD /.well-known/api-catalog', () => {
           'service-desc': [{ href: `${BASE}/.well-known/mcp/server-card.json`, type: 'application/json' }],
           'service-doc': [{ href: `${BASE}/docs`, type: 'text/html' }],
         },
+        {
+          anchor: `${BASE}/api/mcp/admin`,
+          'service-desc': [{ href: `${BASE}/.well-known/mcp/server-card.json`, type: 'application/json' }],
+          'service-doc': [{ href: `${BASE}/docs`, type: 'text/html' }],
+          'service-meta': [{ href: `${BASE}/.well-known/oauth-protected-resource/api/mcp/admin`, type: 'application/json' }],
+        },
       ],
     });
   });
@@ -57,7 +63,10 @@ describe('GET/HEAD /.well-known/api-catalog', () => {
       expect(JSON.stringify(res.json())).not.toContain('evil.example');
       expect(res.json().linkset[0].anchor).toBe('https://api.example.com/api/v1');
       const card = await other.app.inject({ method: 'GET', url: '/.well-known/mcp.json', headers: { host: 'evil.example' } });
-      expect(card.json()).toMatchObject({ name: 'com.example.api/agent-api', remotes: [{ url: 'https://api.example.com/api/mcp' }] });
+      expect(card.json()).toMatchObject({
+        name: 'com.example.api/agent-api',
+        remotes: [{ url: 'https://api.example.com/api/mcp' }, { url: 'https://api.example.com/api/mcp/admin' }],
+      });
     } finally {
       await other.close();
     }
@@ -90,6 +99,12 @@ describe('MCP server card', () => {
           supportedProtocolVersions: expect.arrayContaining(['2025-11-25', '2025-06-18']),
           headers: [{ name: 'Authorization', isRequired: false, isSecret: true }],
           authentication: { required: false, schemes: ['bearer'] },
+        },
+        {
+          type: 'streamable-http',
+          url: `${BASE}/api/mcp/admin`,
+          supportedProtocolVersions: expect.arrayContaining(['2025-11-25', '2025-06-18']),
+          authentication: { required: true, schemes: ['oauth2', 'bearer'] },
         },
       ],
       capabilities: { tools: { listChanged: false } },
