@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type Provider from 'oidc-provider';
 import type { KeyStore } from '../auth/key-store.ts';
 import type { Config } from '../config.ts';
@@ -17,7 +18,11 @@ const CSRF_COOKIE = 'oauth_csrf';
 const PROTOCOL_SCOPES = new Set(['openid', 'offline_access']);
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
-type ConsentForm = { operator_key?: string; scope?: string | string[]; decision?: string; csrf_token?: string };
+/** The form contract; a repeated field arrives as an array (a browser sends one `scope` per ticked box). */
+const field = z.union([z.string(), z.array(z.string())]).optional();
+const ConsentFormSchema = z.object({ operator_key: field, scope: field, decision: field, csrf_token: field });
+type ConsentForm = z.infer<typeof ConsentFormSchema>;
+type WithUid = { Params: { uid: string } };
 
 /** The answer a failed form gets: the same page again, with what went wrong, and this status. */
 class FormError extends Error {
@@ -45,14 +50,15 @@ export function registerConsentRoutes(app: FastifyInstance, opts: { server: Auth
       done(null, form);
     });
 
-    scope.get(`${INTERACTION_PATH}/:uid`, async (req, reply) => {
+    scope.get<WithUid>(`${INTERACTION_PATH}/:uid`, async (req, reply) => {
       const found = await interactionOf(req, reply);
       if ('page' in found) return found.page;
       return renderPage(req, reply, found.provider, found.interaction, 200);
     });
 
-    scope.post(`${INTERACTION_PATH}/:uid`, async (req, reply) => {
-      const form = (req.body ?? {}) as ConsentForm;
+    scope.post<WithUid>(`${INTERACTION_PATH}/:uid`, async (req, reply) => {
+      const parsed = ConsentFormSchema.safeParse(req.body ?? {});
+      const form: ConsentForm = parsed.success ? parsed.data : {};
       const found = await interactionOf(req, reply);
       if ('page' in found) return found.page;
       const { provider, interaction } = found;
@@ -71,11 +77,11 @@ export function registerConsentRoutes(app: FastifyInstance, opts: { server: Auth
     });
   });
 
-  async function interactionOf(req: FastifyRequest, reply: FastifyReply): Promise<{ provider: Provider; interaction: Interaction } | { page: FastifyReply }> {
+  async function interactionOf(req: FastifyRequest<WithUid>, reply: FastifyReply): Promise<{ provider: Provider; interaction: Interaction } | { page: FastifyReply }> {
     const provider = await server.providerFor(baseUrlOf(req, config));
     try {
       const interaction = await provider.interactionDetails(req.raw, reply.raw);
-      if (interaction.uid === (req.params as { uid: string }).uid) return { provider, interaction };
+      if (interaction.uid === req.params.uid) return { provider, interaction };
     } catch {
       // Unknown, expired, or opened in another browser (the interaction cookie is missing): one answer for all.
     }
