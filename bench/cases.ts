@@ -12,7 +12,8 @@ export type CaseDef = {
   bodies: string[];
   auth: boolean;
   write: boolean;
-  mcp: boolean;
+  /** The MCP protocol revision the case speaks, or false for REST. */
+  mcp: McpEra | false;
   /** Same path and bodies on the baseline server, measured interleaved with the service. */
   baseline: boolean;
   /** Optional cases (other issues' tools) are skipped, not failed, when the service answers 404. */
@@ -20,6 +21,20 @@ export type CaseDef = {
   /** Cases of one group are measured interleaved, round by round, so ratios between them see the same load. */
   group: string;
 };
+
+export const MCP_ERAS = ['2025-11-25', '2026-07-28'] as const;
+export type McpEra = (typeof MCP_ERAS)[number];
+
+/** tools/call of products.search as a client of that revision sends it (2026-07-28: the envelope in `_meta`). */
+function mcpSearchBody(era: McpEra): string {
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': era,
+    'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const params = { name: 'products.search', arguments: {}, ...(era === '2026-07-28' ? { _meta: envelope } : {}) };
+  return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params });
+}
 
 export const C = {
   searchNone: 'products.search (no filter)',
@@ -29,7 +44,7 @@ export const C = {
   categories: 'categories.list',
   searchAuth: 'products.search (no filter, authenticated)',
   orders: 'orders.list (status, authenticated)',
-  mcp: 'MCP tools/call products.search',
+  mcp: (era: McpEra) => `MCP tools/call products.search (${era})`,
   update: 'products.update (authenticated write)',
 } as const;
 
@@ -54,21 +69,13 @@ export async function loadFixtures(url: string): Promise<Fixtures> {
 export function buildCases(fx: Fixtures, products: number): CaseDef[] {
   const tool = (name: string) => `/api/v1/tools/${name}`;
   const json = (v: unknown) => JSON.stringify(v);
-  const base = { auth: false, write: false, mcp: false, baseline: false, optional: false };
+  const base = { auth: false, write: false, mcp: false as const, baseline: false, optional: false };
   const cases: CaseDef[] = [
     // One group: the anonymous REST call, its baseline, the same call authenticated and through MCP — the
     // auth/anon and MCP/REST ratios are then measured under the same conditions.
     { ...base, group: 'search', name: C.searchNone, path: tool('products.search'), bodies: ['{}'], baseline: true },
     { ...base, group: 'search', name: C.searchAuth, path: tool('products.search'), bodies: ['{}'], auth: true },
-    {
-      ...base,
-      group: 'search',
-      name: C.mcp,
-      path: '/api/mcp',
-      bodies: [json({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'products.search', arguments: {} } })],
-      mcp: true,
-      optional: true,
-    },
+    ...MCP_ERAS.map((era) => ({ ...base, group: 'search', name: C.mcp(era), path: '/api/mcp', bodies: [mcpSearchBody(era)], mcp: era, optional: true })),
     { ...base, group: 'q', name: C.searchQ, path: tool('products.search'), bodies: [json({ q: Q_WORD })], baseline: true },
     {
       ...base,
@@ -109,12 +116,13 @@ export function buildCases(fx: Fixtures, products: number): CaseDef[] {
 export function headersFor(c: Pick<CaseDef, 'auth' | 'mcp'>, key: string): Record<string, string> {
   return {
     'content-type': 'application/json',
-    ...(c.mcp ? { accept: 'application/json, text/event-stream' } : {}),
+    ...(c.mcp ? { accept: 'application/json, text/event-stream', 'mcp-protocol-version': c.mcp } : {}),
+    ...(c.mcp === '2026-07-28' ? { 'mcp-method': 'tools/call', 'mcp-name': 'products.search' } : {}),
     ...(c.auth ? { authorization: `Bearer ${key}` } : {}),
   };
 }
 
-async function post(port: number, p: string, body: string, headers: Record<string, string>) {
+export async function post(port: number, p: string, body: string, headers: Record<string, string>) {
   const res = await fetch(`http://127.0.0.1:${port}${p}`, { method: 'POST', headers, body });
   return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
 }

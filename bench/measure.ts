@@ -2,14 +2,14 @@
 // that alternate between the legs. On a shared 2-core machine the background load drifts; interleaving makes
 // every ratio compare windows that saw the same drift.
 import autocannon, { type AutocannonRequest, type RawResult } from 'autocannon';
-import { headersFor } from './cases.ts';
+import { headersFor, type McpEra } from './cases.ts';
 import { trackRun } from './cleanup.ts';
 import { round } from './format.ts';
 import type { Child } from './processes.ts';
 import { backendCpu, backendCpuDelta, cpuSecondsOf, machineCpu } from './resources.ts';
 import { settings } from './settings.ts';
 
-export type Leg = { key: string; server: Child; path: string; bodies: string[]; auth: boolean; mcp: boolean };
+export type Leg = { key: string; server: Child; path: string; bodies: string[]; auth: boolean; mcp: McpEra | false };
 
 export type Measurement = {
   rps: number;

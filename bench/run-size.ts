@@ -8,6 +8,7 @@ import { createDb } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { SCOPES } from '../src/registry/scopes.ts';
 import { buildCases, checkIdentical, loadFixtures, probe, type CaseDef } from './cases.ts';
+import { toolListTokens, type ToolListTokens } from './tool-list-tokens.ts';
 import { registerCleanup } from './cleanup.ts';
 import { pad, round } from './format.ts';
 import { measureGroup, type Leg, type Measurement } from './measure.ts';
@@ -40,6 +41,7 @@ export type SizeResult = {
   ceiling: Measurement | null;
   serviceMemory: { rssMb: number; peakRssMb: number } | null;
   baselineMemory: { rssMb: number; peakRssMb: number } | null;
+  toolListTokens: ToolListTokens;
 };
 
 export async function runSize(products: number): Promise<SizeResult> {
@@ -77,6 +79,7 @@ export async function runSize(products: number): Promise<SizeResult> {
   // Fail loudly before measuring anything: a baseline that answers differently is not a baseline.
   for (const c of cases.filter((x) => x.baseline)) await checkIdentical(c, service, baseline);
   if (cases.some((c) => c.baseline)) console.log('service and baseline answer byte-identically on every baseline case');
+  const listTokens = await toolListTokens(service, key);
 
   const results: CaseResult[] = [];
   const groups = [...new Set(cases.map((c) => c.group))];
@@ -97,7 +100,7 @@ export async function runSize(products: number): Promise<SizeResult> {
     if (runnable.length === 0) continue;
     const legs: Leg[] = runnable.flatMap((c) => [
       { key: `${c.name}|service`, server: service, path: c.path, bodies: c.bodies, auth: c.auth, mcp: c.mcp },
-      ...(c.baseline ? [{ key: `${c.name}|baseline`, server: baseline, path: c.path, bodies: c.bodies, auth: false, mcp: false }] : []),
+      ...(c.baseline ? [{ key: `${c.name}|baseline`, server: baseline, path: c.path, bodies: c.bodies, auth: false, mcp: false as const }] : []),
     ]);
     const m = await measureGroup(legs, key, db.name, [service, baseline]);
     for (const c of runnable) {
@@ -152,7 +155,7 @@ export async function runSize(products: number): Promise<SizeResult> {
     if (kept) console.log(`CPU profile of the service: ${path.relative(process.cwd(), kept)} (npx tsx bench/profile-summary.ts ${path.relative(process.cwd(), kept)})`);
   }
   await db.drop();
-  return { products, seed, cases: results, ceiling, serviceMemory, baselineMemory };
+  return { products, seed, cases: results, ceiling, serviceMemory, baselineMemory, toolListTokens: listTokens };
 }
 
 /** CPU milliseconds per request of a case: the service process plus its PostgreSQL backends. */

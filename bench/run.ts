@@ -63,6 +63,7 @@ async function main(): Promise<number> {
     rssMb: largest.serviceMemory?.rssMb ?? null,
     peakRssMb: largest.serviceMemory?.peakRssMb ?? null,
     baselineRssMb: largest.baselineMemory?.rssMb ?? null,
+    toolListTokens: largest.toolListTokens,
     targets,
     targetsMet: targets.filter((t) => t.met === true).length,
     targetsMissed: targets.filter((t) => t.met === false).map((t) => t.name),

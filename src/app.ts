@@ -10,7 +10,8 @@ import { createLimiters } from './http/rate-limit.ts';
 import { createRequestGuard } from './http/request-guard.ts';
 import { newRequestId } from './http/request-id.ts';
 import { registerToolRoutes } from './http/tool-routes.ts';
-import { registerWellKnown } from './http/well-known.ts';
+import { registerDiscoveryRoutes } from './http/discovery-routes.ts';
+import { PATHS } from './http/paths.ts';
 import { registerMcp } from './mcp/mcp-route.ts';
 import { registerOAuth } from './oauth/routes.ts';
 import { cimdFetch } from './oauth/cimd-fetch.ts';
@@ -69,9 +70,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const invokeDeps = { db: deps.db, config };
 
   registerToolRoutes(app, invokeDeps, tools, guard);
-  registerMcp(app, { deps: invokeDeps, tools, guard, adminGuard: createRequestGuard(limiters, authenticate, { requireCredentials: true }), config });
-  registerWellKnown(app, { config, tools });
-  app.get('/health', async () => ({ ok: true }));
+  const mcp = registerMcp(app, { deps: invokeDeps, tools, guard, adminGuard: createRequestGuard(limiters, authenticate, { requireCredentials: true }), config });
+  registerDiscoveryRoutes(app, { config, tools, mcp });
+  app.get(PATHS.health, async () => ({ ok: true }));
 
   return app;
 }

@@ -32,6 +32,7 @@ const ConfigSchema = z.object({
     }
     return entries;
   }),
+  MCP_STATE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
 });
 
 export type Config = Readonly<{
@@ -60,6 +61,8 @@ export type Config = Readonly<{
   }>;
   /** The safe outbound HTTP client's address rules (src/outbound). */
   outbound: Readonly<{ allowPrivate: boolean; denyList: readonly string[] }>;
+  /** Seals MCP requestState (approval rounds); the same on every instance. Unset: generated once, kept in the database. */
+  mcpStateSecret: string | undefined;
 }>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -92,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedOrigins: Object.freeze(csv(e.ALLOWED_ORIGINS)),
     oauth: Object.freeze({ issuer: e.OAUTH_ISSUER?.replace(/\/$/, ''), extraResources: Object.freeze(csv(e.OAUTH_EXTRA_RESOURCES)) }),
     outbound: Object.freeze({ allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === '1', denyList: Object.freeze(e.OUTBOUND_DENY_LIST) }),
+    mcpStateSecret: e.MCP_STATE_SECRET,
   });
 }
 

@@ -18,6 +18,7 @@ export const PROBLEMS = {
   payload_too_large: { status: 413, title: 'Payload too large', resolution: 'Send a smaller body.' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type', resolution: 'Send Content-Type: application/json.' },
   confirmation_required: { status: 422, title: 'Confirmation required', resolution: 'Preview with dryRun: true, then repeat the call with confirm: true.' },
+  confirmation_declined: { status: 422, title: 'Confirmation declined', resolution: 'The person asked to approve the change declined it; nothing was changed. Ask them before trying again.' },
   slug_immutable: { status: 422, title: 'Slug cannot be changed', resolution: 'Remove slug from patch; create a new entity if a new slug is needed.' },
   category_not_empty: { status: 422, title: 'Category still has products', resolution: 'Move or delete the category’s products first.' },
   illegal_transition: { status: 422, title: 'Illegal status transition', resolution: 'Choose one of the legal targets listed in detail.' },

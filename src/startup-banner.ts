@@ -1,7 +1,6 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import type { Config } from './config.ts';
-import { TOOL_PATH_PREFIX } from './http/tool-routes.ts';
-import { MCP_PATH } from './mcp/server-card.ts';
+import { PATHS } from './http/paths.ts';
 
 /** `name` keys the JSON log line, `label` the terminal banner. */
 type Place = { name: string; label: string; method: HTTPMethods; route: string; shown: string };
@@ -12,10 +11,10 @@ type Place = { name: string; label: string; method: HTTPMethods; route: string; 
  * itself once GET / is served).
  */
 const PLACES: readonly Place[] = [
-  { name: 'api', label: 'API (POST)', method: 'POST', route: `${TOOL_PATH_PREFIX}:name`, shown: `${TOOL_PATH_PREFIX}<tool.name>` },
-  { name: 'docs', label: 'Reference', method: 'GET', route: '/docs', shown: '/docs' },
-  { name: 'openapi', label: 'OpenAPI', method: 'GET', route: '/openapi.json', shown: '/openapi.json' },
-  { name: 'mcp', label: 'MCP', method: 'POST', route: MCP_PATH, shown: MCP_PATH },
+  { name: 'api', label: 'API (POST)', method: 'POST', route: `${PATHS.toolPrefix}:name`, shown: `${PATHS.toolPrefix}<tool.name>` },
+  { name: 'docs', label: 'Reference', method: 'GET', route: PATHS.docs, shown: PATHS.docs },
+  { name: 'openapi', label: 'OpenAPI', method: 'GET', route: PATHS.openapi, shown: PATHS.openapi },
+  { name: 'mcp', label: 'MCP', method: 'POST', route: PATHS.mcp, shown: PATHS.mcp },
   { name: 'storefront', label: 'Storefront', method: 'GET', route: '/', shown: '/' },
 ];
 

@@ -148,7 +148,7 @@ export function renderDocsPage(doc: OpenApiDocument): string {
   return page(`${doc.info.title} ${doc.info.version}`, `<h1>${escapeHtml(doc.info.title)} <small>${escapeHtml(doc.info.version)}</small></h1>
 ${prose(doc.info.description ?? '')}
 <p>Machine-readable: <a href="/openapi.json">OpenAPI 3.1 document</a> · <a href="/.well-known/api-catalog">API catalog</a> ·
-<a href="/.well-known/mcp/server-card.json">MCP server card</a> (endpoint <code>/api/mcp</code>). License: ${escapeHtml(doc.info.license?.name ?? '')}.</p>
+<a href="/api/mcp/server-card">MCP server card</a> (endpoint <code>/api/mcp</code>). License: ${escapeHtml(doc.info.license?.name ?? '')}.</p>
 <h2>Tools</h2>
 <nav><ul>${nav.join('\n')}</ul></nav>
 ${ops.map((o) => renderOperation(doc, o)).join('\n')}

@@ -5,8 +5,7 @@ import { parseIdempotencyKey } from '../registry/idempotency.ts';
 import { invokeTool, type InvokeDeps } from '../registry/invoke-tool.ts';
 import { countHeader } from './request-guard.ts';
 import { deprecationHeaders } from './deprecation.ts';
-
-export const TOOL_PATH_PREFIX = '/api/v1/tools/';
+import { PATHS } from './paths.ts';
 
 function idempotencyKeyOf(req: FastifyRequest): string | undefined {
   if (countHeader(req, 'idempotency-key') > 1) throw new AppError('invalid_idempotency_key', 'Send exactly one Idempotency-Key header.');
@@ -22,7 +21,7 @@ export function registerToolRoutes(
 ): void {
   for (const tool of tools) {
     const headers = tool.deprecated ? deprecationHeaders(tool.deprecated) : undefined;
-    app.post(`${TOOL_PATH_PREFIX}${tool.name}`, { onRequest: guard }, async (req, reply) => {
+    app.post(`${PATHS.toolPrefix}${tool.name}`, { onRequest: guard }, async (req, reply) => {
       const idempotencyKey = tool.write ? idempotencyKeyOf(req) : undefined;
       const { replayed, ...outcome } = await invokeTool(deps, {
         tool, body: req.body, principal: req.principal, requestId: req.id, log: req.log, idempotencyKey,
@@ -32,10 +31,10 @@ export function registerToolRoutes(
       return outcome;
     });
   }
-  app.all(`${TOOL_PATH_PREFIX}:name`, { onRequest: guard }, async (req) => {
+  app.all(`${PATHS.toolPrefix}:name`, { onRequest: guard }, async (req) => {
     const { name } = req.params as { name: string };
     if (req.method !== 'POST' && tools.some((t) => t.name === name)) {
-      throw new AppError('method_not_allowed', `Tools are called with POST ${TOOL_PATH_PREFIX}${name}.`, { Allow: 'POST' });
+      throw new AppError('method_not_allowed', `Tools are called with POST ${PATHS.toolPrefix}${name}.`, { Allow: 'POST' });
     }
     throw new AppError('unknown_tool', `There is no tool named "${name}".`);
   });

@@ -1,138 +1,167 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
   SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolResult,
-  type Tool as McpToolDefinition,
-} from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { z } from 'zod';
+  type InputRequiredResult,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { AppError, toProblem } from '../errors.ts';
-import type { Principal, Tool } from '../registry/define-tool.ts';
-import { deprecationNotice } from '../registry/deprecation-notice.ts';
+import type { Principal } from '../registry/define-tool.ts';
 import { parseIdempotencyKey } from '../registry/idempotency.ts';
-import { invokeTool, type InvokeDeps } from '../registry/invoke-tool.ts';
-import { resultEnvelope } from '../registry/result-envelope.ts';
+import { invokeTool, type InvokeDeps, type InvokeResult } from '../registry/invoke-tool.ts';
+import { askApproval, decideApproval, needsApproval, type ApprovalCodec } from './approval.ts';
+import { discoveryToolset, DISCOVERY_TOOL_NAMES } from './discovery-toolset.ts';
+import { isVisibleTo, type McpCatalog, type SchemaStyle } from './tool-catalog.ts';
+import { isObject } from './is-object.ts';
+import { toolError, toolResult } from './tool-result.ts';
 
 export const MCP_SERVER_INFO = { name: 'agent-api', title: 'Agent API', version: '1.0.0' } as const;
 
-/** The SDK's protocol versions that have the Streamable HTTP transport (introduced in 2025-03-26). */
-export const MCP_PROTOCOL_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v >= '2025-03-26');
+/** The revision without initialize and sessions; requests carry their version in `_meta`. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+/** The 2025-era revisions served: those with the Streamable HTTP transport (introduced in 2025-03-26). */
+const LEGACY_PROTOCOL_VERSIONS = SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v >= '2025-03-26');
+
+/** The newest 2025-era revision; revision names are dates, so later ones sort after it. */
+export const LATEST_LEGACY_VERSION = LEGACY_PROTOCOL_VERSIONS.reduce((a, b) => (a > b ? a : b));
+
+/** Every revision /api/mcp answers, newest first: what server/discover, the card and -32022 errors list. */
+export const MCP_PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...LEGACY_PROTOCOL_VERSIONS];
+
+/**
+ * What server/discover, initialize and the server card advertise. `logging`: a client may set a level (2025 era:
+ * logging/setLevel; 2026-07-28: per request in `_meta`); the server sends log notifications only when asked.
+ */
+export const SERVER_CAPABILITIES = { tools: { listChanged: false }, logging: {} };
+
+/** The tool list only changes with a deployment; clients may reuse it this long. */
+const LIST_TTL_MS = 300_000;
 
 const INSTRUCTIONS =
   'Storefront and CMS tools. Without credentials only the public catalog and site tools are listed; send ' +
   '"Authorization: Bearer <API key>" to list and call the tools of the key\'s scopes. Write tools accept ' +
-  '"dryRun": true to preview their changes; destructive ones need "confirm": true. Failed calls return isError ' +
-  'with RFC 9457 problem JSON (code, detail, resolution). Amounts are integers in øre.';
+  '"dryRun": true: the call runs in a transaction that is rolled back and returns dryRun: true and changes ' +
+  '[{entityType, entityId, before, after}] (before null: created; after null: deleted). Destructive tools need ' +
+  '"confirm": true, or on protocol 2026-07-28 ask the person at the client to approve a preview of the change. ' +
+  'Send _meta.idempotencyKey on a write to make retries safe. Failed calls return isError with RFC 9457 problem ' +
+  'JSON (code, detail, resolution). Amounts are integers in øre. Output schemas show a result\'s fields when they ' +
+  'are few; every tool\'s full schema is in /openapi.json.';
 
-// Each Server would otherwise build its own Ajv (it only validates elicitation replies, which we never request).
+// One validator for every per-request Server (each would otherwise build its own Ajv).
 const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
-/** A registry tool with its MCP definition, computed once per app (JSON Schema conversion is not free). */
-export type McpCatalogEntry = { tool: Tool; definition: McpToolDefinition };
-export type McpCatalog = ReadonlyMap<string, McpCatalogEntry>;
-
-/**
- * tools/call as the SDK defines it, except that `arguments` may be any JSON value. With the SDK's own schema a
- * non-object `arguments` ([1], "x", null, 42) fails before any handler runs and comes back as JSON-RPC -32603
- * "Internal error" carrying a zod dump; accepted here, it reaches invokeTool and gets the problem HTTP gives a body
- * that is not an object (400 invalid_body; hardening.md §3 rows 4 and 37).
- */
-const CallToolAnyArgumentsSchema = CallToolRequestSchema.extend({
-  params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }),
-});
-
-export function buildMcpCatalog(tools: readonly Tool[]): McpCatalog {
-  return new Map(tools.map((tool) => [tool.name, { tool, definition: mcpDefinition(tool) }]));
-}
-
-function mcpDefinition(tool: Tool): McpToolDefinition {
-  const scopeNote = tool.anonymous ? 'No key needed.' : `Needs a key with scope ${tool.scope}.`;
-  return {
-    name: tool.name,
-    title: tool.title,
-    description: [deprecationNotice(tool), tool.description, scopeNote].filter(Boolean).join('\n\n'),
-    inputSchema: objectJsonSchema(tool.name, tool.input, 'input'),
-    outputSchema: objectJsonSchema(tool.name, resultEnvelope(tool), 'output'),
-    annotations: { title: tool.title, ...tool.annotations },
-  };
-}
-
-/** MCP requires `type: "object"` for both schemas; test/mcp/mcp.test.ts lists every tool, so a tool breaking that fails CI. */
-function objectJsonSchema(name: string, schema: z.ZodType, io: 'input' | 'output'): McpToolDefinition['inputSchema'] {
-  const json: Record<string, unknown> = { ...z.toJSONSchema(schema, { io }) };
-  if (json.type !== 'object') throw new Error(`MCP ${io} schema of ${name} is not an object schema`);
-  return { ...json, type: 'object' };
-}
-
-/** What tools/list shows: anonymous tools to everyone, plus the tools of the key's scopes (spec §1, §5). */
-export function isVisibleTo(tool: Tool, principal: Principal | null): boolean {
-  return tool.anonymous || (principal?.scopes.has(tool.scope) ?? false);
-}
-
-export type McpCallContext = {
+/** What one HTTP request to /api/mcp brings to its server: who calls, and how to answer. */
+export type McpRequestScope = {
   principal: Principal | null;
   requestId: string;
   log: FastifyBaseLogger;
   /** The problem `instance` for failures of this HTTP request. */
   instance: string;
+  /** `full`: every tool the caller may use; `discovery`: three meta-tools that find, describe and call them. */
+  toolset: 'full' | 'discovery';
+  /** `$defs`/`$ref` in tool schemas, from 2025-11-25 on; inlined for older clients. */
+  schemaStyle: SchemaStyle;
+  /** tools/call `arguments` that were not an object, taken out of the request before the SDK's schema saw them. */
+  nonObjectArguments?: { value: unknown };
 };
 
+export type McpServerDeps = { invoke: InvokeDeps; catalog: McpCatalog; approvals: ApprovalCodec };
+
+type CallOutcome = CallToolResult | InputRequiredResult;
+
 /**
- * One low-level SDK `Server` per HTTP request (stateless: any instance answers any request). Not `McpServer`:
- * its registerTool validates arguments with the SDK's own messages before our handler runs, which would break
- * parity with HTTP (a missing `confirm` must be 422 confirmation_required, a bad field 400 invalid_request), and it
- * only accepts object output schemas. Here every call goes through invokeTool, exactly like POST /api/v1/tools/*.
+ * One low-level SDK `Server` per HTTP request (stateless: any instance answers any request), for either era.
+ * Not `McpServer`: its registerTool validates arguments with the SDK's own messages before our handler runs, which
+ * would break parity with HTTP (a missing `confirm` is 422 confirmation_required, a bad field 400
+ * invalid_request). Here every call goes through invokeTool, exactly like POST /api/v1/tools/*.
  */
-export function createMcpServer(deps: InvokeDeps, catalog: McpCatalog, ctx: McpCallContext): Server {
+export function createMcpServer(deps: McpServerDeps, scope: McpRequestScope, era: 'legacy' | 'modern'): Server {
   const server = new Server(MCP_SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: SERVER_CAPABILITIES,
     instructions: INSTRUCTIONS,
+    supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS],
     jsonSchemaValidator: JSON_SCHEMA_VALIDATOR,
+    // The anonymous list is the same for everyone; a key's list depends on its scopes.
+    cacheHints: {
+      'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: scope.principal ? 'private' : 'public' },
+      'server/discover': { ttlMs: LIST_TTL_MS, cacheScope: 'public' },
+    },
+    requestState: { verify: deps.approvals.verify },
+    // 2025-era requests are stateless here: nothing could carry a server→client question, so they keep `confirm`.
+    inputRequired: { legacyShim: false },
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [...catalog.values()].filter((e) => isVisibleTo(e.tool, ctx.principal)).map((e) => e.definition),
-  }));
+  const visible = () => [...deps.catalog.values()].filter((e) => isVisibleTo(e.tool, scope.principal));
+  const callTool = (name: string, args: unknown, meta: Record<string, unknown> | undefined, ctx: ServerContext) =>
+    runTool(deps, scope, era, name, args, meta, ctx);
 
-  // Registered through Protocol, not Server: Server wraps every tools/call handler in a re-validation against the
-  // strict CallToolRequestSchema (and task support, which this server does not declare).
-  Protocol.prototype.setRequestHandler.call(server, CallToolAnyArgumentsSchema, async (request): Promise<CallToolResult> => {
-    const entry = catalog.get(request.params.name);
-    if (!entry) {
-      // The MCP spec makes an unknown tool a protocol error (-32602); data still carries our problem.
-      const problem = toProblem(new AppError('unknown_tool', `There is no tool named "${request.params.name}".`), ctx.instance);
-      throw new McpError(ErrorCode.InvalidParams, problem.detail, problem);
-    }
-    const { tool } = entry;
-    try {
-      const idempotencyKey = tool.write ? idempotencyKeyOf(request.params._meta) : undefined;
-      const { replayed, ...outcome } = (await invokeTool(deps, {
-        tool,
-        // HTTP requires a body; MCP arguments are optional, and omitting them means "no fields" (null is not omitting).
-        body: request.params.arguments === undefined ? {} : request.params.arguments,
-        principal: ctx.principal,
-        requestId: ctx.requestId,
-        log: ctx.log,
-        idempotencyKey,
-      }));
-      return {
-        // structuredContent is the HTTP success body; the text block repeats it for clients without structured output.
-        content: [{ type: 'text', text: JSON.stringify(outcome) }],
-        structuredContent: outcome,
-        ...(replayed ? { _meta: { idempotentReplayed: true } } : {}),
-      };
-    } catch (err) {
-      return toolError(err, ctx);
-    }
-  });
+  if (scope.toolset === 'discovery') {
+    const toolset = discoveryToolset({ visible, style: scope.schemaStyle, callTool });
+    server.setRequestHandler('tools/list', () => ({ tools: toolset.definitions }));
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      if (!DISCOVERY_TOOL_NAMES.has(request.params.name)) throw unknownTool(request.params.name, scope);
+      try {
+        return await toolset.call(request.params.name, request.params.arguments ?? {}, request.params._meta, ctx);
+      } catch (err) {
+        return toolError(err, scope.instance, scope.log);
+      }
+    });
+    return server;
+  }
 
+  server.setRequestHandler('tools/list', () => ({ tools: visible().map((e) => e.definition(scope.schemaStyle)) }));
+  server.setRequestHandler('tools/call', (request, ctx) =>
+    callTool(request.params.name, scope.nonObjectArguments ? scope.nonObjectArguments.value : request.params.arguments, request.params._meta, ctx),
+  );
   return server;
+}
+
+/**
+ * tools/call of one registry tool: unknown name → protocol error; otherwise a result, a failure as an isError
+ * result, or (2026-07-28, destructive, no confirm) the approval question.
+ */
+async function runTool(
+  deps: McpServerDeps,
+  scope: McpRequestScope,
+  era: 'legacy' | 'modern',
+  name: string,
+  args: unknown,
+  meta: Record<string, unknown> | undefined,
+  ctx: ServerContext,
+): Promise<CallOutcome> {
+  const entry = deps.catalog.get(name);
+  if (!entry) throw unknownTool(name, scope);
+  const { tool } = entry;
+  // HTTP requires a body; MCP arguments are optional, and omitting them means "no fields" (null is not omitting).
+  const body = args === undefined ? {} : args;
+  const invoke = (callBody: unknown, idempotencyKey: string | undefined): Promise<InvokeResult> =>
+    invokeTool(deps.invoke, { tool, body: callBody, principal: scope.principal, requestId: scope.requestId, log: scope.log, idempotencyKey });
+  try {
+    const idempotencyKey = tool.write ? idempotencyKeyOf(meta) : undefined;
+    if (era === 'modern' && isObject(body) && needsApproval(tool, body, ctx)) {
+      const decision = decideApproval(tool, body, scope.principal, ctx);
+      if (decision.kind === 'ask') {
+        const preview = await invoke({ ...body, dryRun: true }, undefined);
+        return await askApproval(deps.approvals, decision.state, 'changes' in preview ? preview.changes : []);
+      }
+      return toolResult(await invoke(decision.args, idempotencyKey ?? decision.idempotencyKey));
+    }
+    return toolResult(await invoke(body, idempotencyKey));
+  } catch (err) {
+    if (err instanceof ProtocolError) throw err;
+    return toolError(err, scope.instance, scope.log);
+  }
+}
+
+/** The MCP spec makes an unknown tool a protocol error (-32602); data still carries our problem. */
+function unknownTool(name: string, scope: McpRequestScope): ProtocolError {
+  const problem = toProblem(new AppError('unknown_tool', `There is no tool named "${name}".`), scope.instance);
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, problem.detail, problem);
 }
 
 /** The MCP counterpart of the Idempotency-Key header: `_meta.idempotencyKey` of tools/call. */
@@ -141,11 +170,4 @@ function idempotencyKeyOf(meta: Record<string, unknown> | undefined): string | u
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string') throw new AppError('invalid_idempotency_key', '_meta.idempotencyKey must be a string.');
   return parseIdempotencyKey(raw);
-}
-
-/** A failed call is a tool result, never a transport error: the text is the same problem JSON HTTP would send. */
-function toolError(err: unknown, ctx: McpCallContext): CallToolResult {
-  const problem = toProblem(err, ctx.instance);
-  if (problem.status >= 500) ctx.log.error({ err }, 'MCP tool call failed');
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(problem) }] };
 }

@@ -1,19 +1,27 @@
 import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
-import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
-import { baseUrlOf } from '../http/base-url.ts';
+import type { McpDiscoveryDocuments } from '../http/discovery-routes.ts';
+import { PATHS } from '../http/paths.ts';
 import { problemInstance } from '../http/problem.ts';
 import type { createRequestGuard } from '../http/request-guard.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import type { InvokeDeps } from '../registry/invoke-tool.ts';
-import { buildMcpCatalog, createMcpServer, MCP_PROTOCOL_VERSIONS, type McpCatalog } from './create-mcp-server.ts';
-import { isRequest, JsonExchangeTransport } from './json-exchange-transport.ts';
-import { MCP_ADMIN_PATH } from '../oauth/resources.ts';
-import { buildServerCard, MCP_PATH, SERVER_CARD_PATHS } from './server-card.ts';
+import { lazyApprovalCodec } from './approval.ts';
+import { createMcpServer, LATEST_LEGACY_VERSION, MCP_PROTOCOL_VERSIONS, type McpRequestScope } from './create-mcp-server.ts';
+import { buildMcpCatalogDocument, buildServerCard, SERVER_CARD_TYPE } from './server-card.ts';
+import { isObject } from './is-object.ts';
+import { mcpStateSecret } from './state-secret.ts';
+import { buildMcpCatalog, type McpCatalog } from './tool-catalog.ts';
 
 const ToolCallSchema = z.object({ method: z.literal('tools/call'), params: z.object({ name: z.string() }) });
 
@@ -27,56 +35,93 @@ export type McpRouteOptions = {
   config: Config;
 };
 
-/** Discovery documents are public, cacheable and readable from any browser origin (hardening.md §1.5). */
-const DISCOVERY_HEADERS = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Methods': 'GET',
-  'Access-Control-Allow-Headers': 'Content-Type',
-  'Cache-Control': 'public, max-age=3600',
-};
+/** Revisions whose tool schemas may use `$defs`/`$ref` (JSON Schema 2020-12 is their stated dialect). */
+const SHARED_SCHEMA_FROM = '2025-11-25';
 
 /**
- * MCP over Streamable HTTP at /api/mcp, stateless: each POST gets a fresh server and transport, so any instance
- * answers any request. Also serves the server card (two paths) and the RFC 9728 protected-resource metadata.
+ * MCP over Streamable HTTP at /api/mcp, both eras on one endpoint: the SDK's handler decides per request whether it
+ * is a 2026-07-28 request (version, client info and capabilities in `_meta`) or a 2025-era one, and answers it with
+ * a fresh server (stateless: any instance answers any request). In front of it, our own rules: Origin, the
+ * protocol-version header, then the same key and rate-limit guard as every tool route.
  */
-export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): void {
+export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDiscoveryDocuments {
   const { deps, config, guard } = opts;
   const allowedOrigins = configuredOrigins(config);
   // Built on first use, not in buildApp: converting every schema takes ~0.5 s cold, which every test app would pay.
   let catalog: McpCatalog | undefined;
   const getCatalog = () => (catalog ??= buildMcpCatalog(opts.tools));
+  const approvals = lazyApprovalCodec(() => mcpStateSecret(config, deps.db));
+  const serverFor = (scope: McpRequestScope, era: 'legacy' | 'modern') => createMcpServer({ invoke: deps, catalog: getCatalog(), approvals }, scope, era);
 
-  // Origin first (a hostile page gets nothing, not even a key lookup), then the protocol version, then auth.
+  // 2026-07-28: the SDK's handler builds the server per request from its web Request; this is how it finds the
+  // Fastify request's scope.
+  const scopes = new WeakMap<Request, McpRequestScope>();
+  const modern = createMcpHandler(
+    ({ requestInfo }) => {
+      const scope = requestInfo && scopes.get(requestInfo);
+      if (!scope) throw new Error('MCP request without its request scope');
+      return serverFor(scope, 'modern');
+    },
+    { legacy: 'reject', onerror: (err) => app.log.debug({ err }, 'MCP request refused') },
+  );
+  app.addHook('onClose', () => modern.close());
+
+  /**
+   * 2025-era requests: the SDK's stateless Streamable HTTP transport, answering JSON (the SDK's own stateless
+   * fallback always streams SSE, which costs a stream per call and buys nothing when there is nothing to stream).
+   */
+  async function serveLegacy(request: Request, parsedBody: unknown, scope: McpRequestScope): Promise<Response> {
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await serverFor(scope, 'legacy').connect(transport);
+    // Not closed afterwards: in JSON mode nothing is pending once the response exists, and closing builds an
+    // error (with its stack trace) per call only to reject requests that cannot be pending.
+    return transport.handleRequest(request, { parsedBody });
+  }
+
+  // Origin first (a hostile page gets nothing, not even a key lookup), then auth; the protocol version once the
+  // body is read.
   const onRequest = [
     async (req: FastifyRequest, reply: FastifyReply) => {
       if (req.headers.origin !== undefined && !isAllowedOrigin(req.headers.origin, req, allowedOrigins)) {
         return reply.code(403).send(jsonRpcError(-32000, 'Forbidden origin'));
       }
     },
-    async (req: FastifyRequest, reply: FastifyReply) => {
-      const version = req.headers['mcp-protocol-version'];
-      if (version !== undefined && (typeof version !== 'string' || !MCP_PROTOCOL_VERSIONS.includes(version))) {
-        return reply.code(400).send(jsonRpcError(-32000, `Bad Request: unsupported MCP-Protocol-Version (supported: ${MCP_PROTOCOL_VERSIONS.join(', ')})`));
-      }
-    },
   ];
 
-  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
-    const read = readMessages(req.headers.accept, req.body);
-    if ('status' in read) return reply.code(read.status).send(jsonRpcError(read.code, read.message));
-    const server = createMcpServer(deps, getCatalog(), { principal: req.principal, requestId: req.id, log: req.log, instance: problemInstance(req) });
-    const transport = new JsonExchangeTransport();
-    await server.connect(transport);
-    // Not closed afterwards: a stateless server holds nothing once its responses are out, and Protocol's close
-    // builds an McpError (with a stack trace) per call just to reject requests that cannot be pending.
-    const responses = await transport.exchange(read.messages);
-    if (responses.length === 0) return reply.code(202).send();
-    // JSON, not SSE: a stateless server has nothing to stream. A batch is answered with an array (JSON-RPC 2.0 §6).
-    return reply.type('application/json; charset=utf-8').send(read.batch ? responses : responses[0]);
+  const handle = async (req: FastifyRequest, reply: FastifyReply) => {
+    const request = webRequestOf(req);
+    const { body, nonObjectArguments } = liftNonObjectArguments(req.body);
+    const scope: McpRequestScope = {
+      principal: req.principal,
+      requestId: req.id,
+      log: req.log,
+      instance: problemInstance(req),
+      toolset: (req.query as { toolset?: string }).toolset === 'discovery' ? 'discovery' : 'full',
+      schemaStyle: schemaStyleOf(req),
+      nonObjectArguments,
+    };
+    let response: Response;
+    if (!(await isModernRequest(req, request, body))) {
+      const version = req.headers['mcp-protocol-version'];
+      if (version !== undefined && (typeof version !== 'string' || !MCP_PROTOCOL_VERSIONS.includes(version))) {
+        // The modern path answers this itself, listing the revisions server/discover names.
+        const requested = String(version);
+        const error = { code: ProtocolErrorCode.UnsupportedProtocolVersion, message: `Unsupported protocol version: ${requested}`, data: { supported: MCP_PROTOCOL_VERSIONS, requested } };
+        return reply.code(400).send({ jsonrpc: '2.0', error, id: requestIdOf(body) });
+      }
+      response = await serveLegacy(request, body, scope);
+    } else {
+      scopes.set(request, scope);
+      response = await modern.fetch(request, { parsedBody: body });
+    }
+    reply.code(response.status);
+    response.headers.forEach((value, name) => void reply.header(name, value));
+    return reply.send(Buffer.from(await response.arrayBuffer()));
   };
-  app.post(MCP_PATH, { onRequest: [...onRequest, guard], preHandler: stepUp }, handler);
+  // 401s carry resource_metadata (src/oauth/routes.ts adds it to every challenge on a protected URL).
+  app.post(PATHS.mcp, { onRequest: [...onRequest, guard], preHandler: stepUp }, handle);
   // The same server for hosts that must sign in: its guard answers every unauthenticated request with 401.
-  app.post(MCP_ADMIN_PATH, { onRequest: [...onRequest, opts.adminGuard], preHandler: stepUp }, handler);
+  app.post(PATHS.mcpAdmin, { onRequest: [...onRequest, opts.adminGuard], preHandler: stepUp }, handle);
 
   /**
    * A signed-in OAuth client calling a tool outside its grant gets HTTP 403 insufficient_scope naming the scope,
@@ -96,58 +141,75 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): void {
     }
   }
 
-  // Stateless: no SSE stream to open with GET and no session to end with DELETE.
-  app.route({
-    method: ['GET', 'DELETE'],
-    url: MCP_PATH,
-    handler: async (_req, reply) =>
-      reply.code(405).header('Allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this stateless server only takes POST.')),
-  });
-  app.route({
-    method: ['GET', 'DELETE'],
-    url: MCP_ADMIN_PATH,
-    onRequest: opts.adminGuard,
-    handler: async (_req, reply) =>
-      reply.code(405).header('Allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this stateless server only takes POST.')),
-  });
-
-  for (const path of SERVER_CARD_PATHS) {
-    app.get(path, async (req, reply) =>
-      // Serialized here (not by Fastify) so both paths answer the very same bytes.
-      reply.headers(DISCOVERY_HEADERS).type('application/json; charset=utf-8').send(JSON.stringify(buildServerCard(baseUrlOf(req, config), getCatalog()))),
-    );
+  // Stateless in both eras: no SSE stream to open with GET and no session to end with DELETE.
+  for (const [url, urlGuard] of [[PATHS.mcp, guard], [PATHS.mcpAdmin, opts.adminGuard]] as const) {
+    app.route({
+      method: ['GET', 'DELETE'],
+      url,
+      onRequest: [...onRequest, urlGuard],
+      handler: async (_req, reply) => reply.code(405).header('Allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed.')),
+    });
   }
+
+  return {
+    serverCard: (baseUrl) => buildServerCard(baseUrl, getCatalog()),
+    serverCardType: SERVER_CARD_TYPE,
+    catalog: buildMcpCatalogDocument,
+  };
 }
 
-type ReadMessages = { messages: JSONRPCMessage[]; batch: boolean } | { status: number; code: number; message: string };
+/**
+ * The web Request the SDK handler reads: method, URL and headers. The body is not copied: Fastify has parsed it
+ * (with its own size limit and content-type rules) and it is handed over as `parsedBody`.
+ */
+function webRequestOf(req: FastifyRequest): Request {
+  const headers = new Headers();
+  const raw = req.raw.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
+  return new Request(`http://mcp.internal${req.url}`, { method: req.method, headers });
+}
 
 /**
- * The HTTP rules of a Streamable HTTP POST, as the SDK's transport applies them (same statuses and JSON-RPC codes):
- * the client must accept both JSON and SSE, the body is one JSON-RPC message or a batch of at most 100, and an
- * initialize request comes alone. Body framing (content type, size, JSON syntax) is Fastify's, as for every route.
+ * A tools/call whose `arguments` is not an object ([1], "x", null, 42) would be refused by the SDK's schema with a
+ * generic -32602 before any handler runs. Lifted out here and handed to invokeTool as sent, it gets the problem
+ * HTTP gives a body that is not an object (400 invalid_body), as a tool result, like every other bad input.
  */
-function readMessages(accept: string | undefined, body: unknown): ReadMessages {
-  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
-    return { status: 406, code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' };
-  }
-  const batch = Array.isArray(body);
-  // JSON-RPC 2.0 §6: an empty array is an invalid request, not an empty batch.
-  if (batch && (body.length === 0 || body.length > MAX_BATCH_SIZE)) {
-    return { status: 400, code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch holds 1 to ${MAX_BATCH_SIZE} messages` };
-  }
-  const parsed = (batch ? body : [body]).map((m) => JSONRPCMessageSchema.safeParse(m));
-  if (parsed.some((p) => !p.success)) {
-    return { status: 400, code: ErrorCode.ParseError, message: 'Parse error: Invalid JSON-RPC message' };
-  }
-  const messages = parsed.map((p) => p.data as JSONRPCMessage);
-  if (messages.length > 1 && messages.some((m) => isRequest(m) && m.method === 'initialize')) {
-    return { status: 400, code: ErrorCode.InvalidRequest, message: 'Invalid Request: Only one initialization request is allowed' };
-  }
-  return { messages, batch };
+function liftNonObjectArguments(body: unknown): { body: unknown; nonObjectArguments?: { value: unknown } } {
+  if (!isObject(body) || body.method !== 'tools/call' || !isObject(body.params) || !('arguments' in body.params)) return { body };
+  const { arguments: value, ...params } = body.params;
+  if (isObject(value)) return { body };
+  return { body: { ...body, params }, nonObjectArguments: { value } };
+}
+
+/**
+ * Whether the SDK's handler for 2026-07-28 answers this request. By the SDK's own rule (isLegacyRequest), a body
+ * with the per-request `_meta` protocol version is modern and a request with no claim at all (no such `_meta`, no
+ * MCP-Protocol-Version after the 2025 revisions) is 2025-era; the SDK's classification, a few hundred µs per call,
+ * is asked only about the rest (a modern header without the envelope, which its modern path refuses).
+ */
+async function isModernRequest(req: FastifyRequest, request: Request, body: unknown): Promise<boolean> {
+  const claimed = (Array.isArray(body) ? body : [body]).some(
+    (message) => isObject(message) && isObject(message.params) && isObject(message.params._meta) && PROTOCOL_VERSION_META_KEY in message.params._meta,
+  );
+  if (claimed) return true;
+  const version = req.headers['mcp-protocol-version'];
+  return typeof version === 'string' && version > LATEST_LEGACY_VERSION && !(await isLegacyRequest(request, body));
+}
+
+/** `$defs`/`$ref` for 2026-07-28 and 2025-11-25 clients; inlined schemas for older ones (and for initialize). */
+function schemaStyleOf(req: FastifyRequest): 'shared' | 'inline' {
+  const version = req.headers['mcp-protocol-version'];
+  // Revision names are dates: later revisions sort after 2025-11-25.
+  return typeof version === 'string' && version >= SHARED_SCHEMA_FROM ? 'shared' : 'inline';
 }
 
 function jsonRpcError(code: number, message: string) {
   return { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+/** The id an error answer echoes: the request's, when the body is one request with a usable id. */
+function requestIdOf(body: unknown): string | number | null {
+  return isObject(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
 }
 
 /** The origins of ALLOWED_ORIGINS and PUBLIC_BASE_URL, normalised once per app. */

@@ -1,32 +1,33 @@
 import { isIP } from 'node:net';
-import { MCP_ADMIN_PATH, PROTECTED_RESOURCE_METADATA_PATH } from '../oauth/resources.ts';
+import { PATHS } from '../http/paths.ts';
 import { SCOPES } from '../registry/scopes.ts';
-import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO, type McpCatalog } from './create-mcp-server.ts';
+import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO, SERVER_CAPABILITIES } from './create-mcp-server.ts';
+import type { McpCatalog } from './tool-catalog.ts';
 
-export const MCP_PATH = '/api/mcp';
-export const SERVER_CARD_PATHS = ['/.well-known/mcp/server-card.json', '/.well-known/mcp.json'] as const;
-export const PROTECTED_RESOURCE_PATH = `/.well-known/oauth-protected-resource${MCP_PATH}`;
+export const SERVER_CARD_TYPE = 'application/mcp-server-card+json';
+
+const DESCRIPTION =
+  'Storefront and CMS tools: catalog search and site content anonymously; products, categories, pages, services, orders, ' +
+  'discounts and more with a scoped Bearer API key.';
 
 /**
- * The MCP server card (SEP-2127's server.json shape; hardening.md §1.5), generated from the registry. It lists the
- * anonymous tools only: what any client can use before it has a key. It holds no secrets and depends only on the
- * base URL, so both card paths serve the same bytes.
+ * The MCP server card (experimental-ext-server-card; server.json shape), generated from the registry. Name,
+ * version, capabilities and protocol versions are the ones server/discover answers. It lists the anonymous tools
+ * only: what any client can use before it has a key. It holds no secrets and depends only on the base URL.
  */
 export function buildServerCard(baseUrl: string, catalog: McpCatalog) {
-  const anonymous = [...catalog.values()].filter((e) => e.tool.anonymous).map((e) => e.definition);
+  const anonymous = [...catalog.values()].filter((e) => e.tool.anonymous).map((e) => e.definition('shared'));
   return {
     $schema: 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json',
     name: serverName(baseUrl),
     version: MCP_SERVER_INFO.version,
     title: MCP_SERVER_INFO.title,
-    description:
-      'Storefront and CMS tools: catalog search and site content anonymously; products, categories, pages, services, orders, ' +
-      'discounts and more with a scoped Bearer API key.',
-    websiteUrl: `${baseUrl}/docs`,
+    description: DESCRIPTION,
+    websiteUrl: `${baseUrl}${PATHS.docs}`,
     remotes: [
       {
         type: 'streamable-http',
-        url: `${baseUrl}${MCP_PATH}`,
+        url: `${baseUrl}${PATHS.mcp}`,
         supportedProtocolVersions: MCP_PROTOCOL_VERSIONS,
         headers: [
           {
@@ -41,25 +42,51 @@ export function buildServerCard(baseUrl: string, catalog: McpCatalog) {
       {
         // The same server for hosts that sign in with OAuth: unauthenticated requests get the 401 that starts it.
         type: 'streamable-http',
-        url: `${baseUrl}${MCP_ADMIN_PATH}`,
+        url: `${baseUrl}${PATHS.mcpAdmin}`,
         supportedProtocolVersions: MCP_PROTOCOL_VERSIONS,
         authentication: { required: true, schemes: ['oauth2', 'bearer'] },
       },
     ],
-    capabilities: { tools: { listChanged: false } },
+    capabilities: SERVER_CAPABILITIES,
     tools: anonymous,
     _meta: {
       'agent-api/access': {
+        serverInfoName: MCP_SERVER_INFO.name,
         anonymousTools: anonymous.map((t) => t.name),
         unlock:
           'Send "Authorization: Bearer <API key>" on every request to /api/mcp: tools/list then also shows every tool whose ' +
           'scope the key has, and tools/call runs them. Keys are issued by the operator (npm run cli -- keys create).',
+        leanToolset: `${baseUrl}${PATHS.mcp}?toolset=discovery`,
         scopesSupported: SCOPES,
-        protectedResourceMetadata: `${baseUrl}${PROTECTED_RESOURCE_PATH}`,
-        signIn: `${baseUrl}${MCP_ADMIN_PATH} answers 401 until the host signs in with OAuth (metadata: ${baseUrl}${PROTECTED_RESOURCE_METADATA_PATH}${MCP_ADMIN_PATH}).`,
-        openapi: `${baseUrl}/openapi.json`,
+        protectedResourceMetadata: `${baseUrl}${PATHS.protectedResource}`,
+        signIn: `${baseUrl}${PATHS.mcpAdmin} answers 401 until the host signs in with OAuth (metadata: ${baseUrl}${PATHS.protectedResource}/admin).`,
+        openapi: `${baseUrl}${PATHS.openapi}`,
       },
     },
+  };
+}
+
+/** The MCP catalog of this origin: one server, pointing at its card. */
+export function buildMcpCatalogDocument(baseUrl: string) {
+  return {
+    servers: [
+      {
+        name: serverName(baseUrl),
+        title: MCP_SERVER_INFO.title,
+        description: DESCRIPTION,
+        version: MCP_SERVER_INFO.version,
+        url: `${baseUrl}${PATHS.mcp}`,
+        serverCard: { href: `${baseUrl}${PATHS.mcpServerCard}`, type: SERVER_CARD_TYPE },
+      },
+      {
+        name: `${serverName(baseUrl)}-signin`,
+        title: `${MCP_SERVER_INFO.title} (sign in with OAuth)`,
+        description: `${DESCRIPTION} Requires signing in: the shop's operator approves the scopes.`,
+        version: MCP_SERVER_INFO.version,
+        url: `${baseUrl}${PATHS.mcpAdmin}`,
+        serverCard: { href: `${baseUrl}${PATHS.mcpServerCard}`, type: SERVER_CARD_TYPE },
+      },
+    ],
   };
 }
 

@@ -1,10 +1,11 @@
+import { PATHS } from '../http/paths.ts';
 import { SCOPES } from '../registry/scopes.ts';
 
 export const OAUTH_PATH = '/oauth';
 export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 /** The MCP URL for hosts that must sign in: every unauthenticated request gets the 401 that starts OAuth. */
-export const MCP_ADMIN_PATH = '/api/mcp/admin';
+export const MCP_ADMIN_PATH = PATHS.mcpAdmin;
 
 /**
  * The URLs this service protects, each a resource identifier (RFC 8707) with its own RFC 9728 document. They are one
@@ -13,8 +14,8 @@ export const MCP_ADMIN_PATH = '/api/mcp/admin';
  */
 export const PROTECTED_RESOURCES = [
   { path: MCP_ADMIN_PATH, name: 'Agent API over MCP (sign-in required)' },
-  { path: '/api/mcp', name: 'Agent API over MCP' },
-  { path: '/api/v1', name: 'Agent API tools over HTTP' },
+  { path: PATHS.mcp, name: 'Agent API over MCP' },
+  { path: PATHS.apiBase, name: 'Agent API tools over HTTP' },
 ] as const;
 
 export function issuerOf(baseUrl: string): string {

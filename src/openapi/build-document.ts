@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { PROBLEMS, type ProblemCode } from '../errors.ts';
-import { TOOL_PATH_PREFIX } from '../http/tool-routes.ts';
+import { PATHS } from '../http/paths.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import { deprecationNotice } from '../registry/deprecation-notice.ts';
 import { problemCodesByStatus } from '../registry/tool-problems.ts';
@@ -155,7 +155,7 @@ function operation(tool: Tool): RouteConfig {
   };
   return {
     method: 'post',
-    path: `${TOOL_PATH_PREFIX}${tool.name}`,
+    path: `${PATHS.toolPrefix}${tool.name}`,
     operationId: tool.name,
     summary: tool.title,
     description: operationDescription(tool),

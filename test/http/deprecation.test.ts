@@ -3,7 +3,7 @@
 // deprecated tool exists only in this test.
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMcpCatalog } from '../../src/mcp/create-mcp-server.ts';
+import { buildMcpCatalog } from '../../src/mcp/tool-catalog.ts';
 import { buildDocument } from '../../src/openapi/build-document.ts';
 import { defineTool } from '../../src/registry/define-tool.ts';
 import { TOOLS } from '../../src/tools/index.ts';
@@ -74,6 +74,6 @@ describe('POST /api/v1/tools/catalog.legacy_count (deprecated)', () => {
     expect(res.statusCode, res.body).toBe(200);
     const listed = res.json().result.tools.find((tool: { name: string }) => tool.name === 'catalog.legacy_count');
     expect(listed.description).toMatch(/^Deprecated since 2026-01-01; sunset 2026-06-30 .*Tue, 30 Jun 2026 23:59:59 GMT.*migrations\/catalog\.legacy_count/);
-    expect(buildMcpCatalog(tools).get('categories.list')!.definition.description).not.toMatch(/Deprecated/);
+    expect(buildMcpCatalog(tools).get('categories.list')!.definition('shared').description).not.toMatch(/Deprecated/);
   });
 });

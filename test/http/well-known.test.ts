@@ -1,5 +1,6 @@
-// Discovery (docs/agent-surfaces.md; docs/robustness.md row 39): the RFC 9727 API catalog, the MCP
-// server card and its legacy alias, the OpenAPI document, the rendered reference at /docs and the problem pages.
+// Discovery (docs/discovery.md, docs/agent-surfaces.md; docs/robustness.md row 39): the RFC 9727 API catalog, the MCP
+// server card at its reserved path and the two earlier ones, the MCP catalog, the OpenAPI document, the rendered
+// reference at /docs and the problem pages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEMS } from '../../src/errors.ts';
 import { buildDocument } from '../../src/openapi/build-document.ts';
@@ -36,7 +37,15 @@ describe('GET/HEAD /.well-known/api-catalog', () => {
         },
         {
           anchor: `${BASE}/api/mcp`,
-          'service-desc': [{ href: `${BASE}/.well-known/mcp/server-card.json`, type: 'application/json' }],
+          'service-desc': [
+            { href: `${BASE}/api/mcp/server-card`, type: 'application/mcp-server-card+json' },
+            { href: `${BASE}/.well-known/mcp/server-card.json`, type: 'application/json' },
+            { href: `${BASE}/.well-known/mcp.json`, type: 'application/json' },
+          ],
+          'service-meta': [
+            { href: `${BASE}/.well-known/mcp/catalog.json`, type: 'application/json' },
+            { href: `${BASE}/.well-known/oauth-protected-resource/api/mcp`, type: 'application/json' },
+          ],
           'service-doc': [{ href: `${BASE}/docs`, type: 'text/html' }],
         },
         {
@@ -47,6 +56,14 @@ describe('GET/HEAD /.well-known/api-catalog', () => {
         },
       ],
     });
+  });
+
+  it('links only documents that answer 200', async () => {
+    const hrefs = (await get('/.well-known/api-catalog')).json().linkset.flatMap((set: Record<string, unknown>) =>
+      Object.values(set).flatMap((links) => (Array.isArray(links) ? links.map((l: { href: string }) => l.href) : [])),
+    );
+    expect(hrefs.length).toBeGreaterThan(8);
+    for (const href of hrefs) expect((await get(new URL(href).pathname)).statusCode, href).toBe(200);
   });
 
   it('answers HEAD with the rel="api-catalog" Link and no body', async () => {
@@ -74,16 +91,48 @@ describe('GET/HEAD /.well-known/api-catalog', () => {
 });
 
 describe('MCP server card', () => {
-  it('is served byte-identical at both paths, with CORS and caching headers', async () => {
-    const card = await get('/.well-known/mcp/server-card.json');
-    const alias = await get('/.well-known/mcp.json');
-    for (const res of [card, alias]) {
+  it('is served at /api/mcp/server-card as application/mcp-server-card+json, and byte-identical at the two earlier paths', async () => {
+    const card = await get('/api/mcp/server-card');
+    expect(card.headers['content-type']).toBe('application/mcp-server-card+json');
+    const earlier = [await get('/.well-known/mcp/server-card.json'), await get('/.well-known/mcp.json')];
+    for (const res of [card, ...earlier]) {
       expect(res.statusCode).toBe(200);
-      expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.headers['access-control-allow-origin']).toBe('*');
       expect(res.headers['cache-control']).toBe('public, max-age=3600');
+      expect(res.rawPayload.equals(card.rawPayload)).toBe(true);
     }
-    expect(alias.rawPayload.equals(card.rawPayload)).toBe(true);
+    for (const res of earlier) expect(res.headers['content-type']).toMatch(/^application\/json/);
+  });
+
+  it('says what server/discover says: name, version, capabilities, protocol versions', async () => {
+    const card = (await get('/api/mcp/server-card')).json();
+    const discover = await t.app.inject({
+      method: 'POST',
+      url: '/api/mcp',
+      headers: {
+        host: HOST, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover',
+      },
+      payload: {
+        jsonrpc: '2.0', id: 1, method: 'server/discover',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
+      },
+    });
+    const { result } = discover.json();
+    const serverInfo = result._meta['io.modelcontextprotocol/serverInfo'];
+    expect(card.version).toBe(serverInfo.version);
+    expect(card.title).toBe(serverInfo.title);
+    expect(card._meta['agent-api/access'].serverInfoName).toBe(serverInfo.name);
+    expect(card.capabilities).toEqual(result.capabilities);
+    expect(card.remotes[0].supportedProtocolVersions).toEqual(expect.arrayContaining(result.supportedVersions));
+  });
+
+  it('is listed by the MCP catalog at /.well-known/mcp/catalog.json', async () => {
+    const res = await get('/.well-known/mcp/catalog.json');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      servers: [{ name: 'test.shop/agent-api', url: `${BASE}/api/mcp`, serverCard: { href: `${BASE}/api/mcp/server-card`, type: 'application/mcp-server-card+json' } }],
+    });
   });
 
   it('describes the endpoint, transport, auth and the anonymous tools', async () => {
@@ -96,7 +145,7 @@ describe('MCP server card', () => {
         {
           type: 'streamable-http',
           url: `${BASE}/api/mcp`,
-          supportedProtocolVersions: expect.arrayContaining(['2025-11-25', '2025-06-18']),
+          supportedProtocolVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'],
           headers: [{ name: 'Authorization', isRequired: false, isSecret: true }],
           authentication: { required: false, schemes: ['bearer'] },
         },

@@ -1,0 +1,114 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Config } from '../config.ts';
+import { AppError, PROBLEMS, type ProblemCode } from '../errors.ts';
+import { buildDocument, OPENAPI_CONTENT_TYPE } from '../openapi/build-document.ts';
+import type { Tool } from '../registry/define-tool.ts';
+import { baseUrlOf } from './base-url.ts';
+import { HTML_CSP, renderDocsPage, renderProblemPage } from './docs-page.ts';
+import { PATHS } from './paths.ts';
+
+const LINKSET_TYPE = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
+const HTML_HEADERS = { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': HTML_CSP, 'Cache-Control': 'public, max-age=300' };
+
+/** Discovery documents are public, cacheable and readable from any browser origin. */
+const DISCOVERY_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'GET',
+  'Access-Control-Allow-Headers': 'Content-Type',
+  'Cache-Control': 'public, max-age=3600',
+};
+
+/** The MCP documents, built by the MCP layer for a base URL (passed in, so http/ does not depend on mcp/). */
+export type McpDiscoveryDocuments = {
+  serverCard: (baseUrl: string) => object;
+  serverCardType: string;
+  catalog: (baseUrl: string) => object;
+};
+
+/**
+ * Every discovery document, for humans and agents: the RFC 9727 API catalog (which links all the others), the
+ * OpenAPI document and its rendered reference at /docs, one page per problem code (the `type` URIs of
+ * problem+json), the MCP server card (at its reserved path and the two earlier ones) and the MCP catalog. The RFC 9728
+ * documents come with the OAuth routes (src/oauth/routes.ts). All are generated, public, and outside the rate-limit guard.
+ */
+export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Config; tools: readonly Tool[]; mcp: McpDiscoveryDocuments }): void {
+  const { config, mcp } = opts;
+  // Built on first use, not in buildApp: generating the document takes ~1 s cold, which every test app would pay.
+  let built: { json: Buffer; html: string } | undefined;
+  const documents = () => {
+    if (!built) {
+      const document = buildDocument(opts.tools);
+      built = { json: Buffer.from(JSON.stringify(document)), html: renderDocsPage(document) };
+    }
+    return built;
+  };
+  // JSON documents whose media type their specification spells out are sent as Buffers: for a string Fastify
+  // rewrites a json media type (appends charset, re-quotes parameters).
+  const sendJson = (reply: FastifyReply, type: string, body: object) => reply.type(type).send(Buffer.from(JSON.stringify(body)));
+
+  app.get(PATHS.openapi, async (_req, reply) =>
+    reply.headers({ 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'public, max-age=300' }).type(OPENAPI_CONTENT_TYPE).send(documents().json),
+  );
+
+  // Fastify answers HEAD from this GET route with the same headers, so HEAD carries the rel="api-catalog" Link too.
+  app.get(PATHS.apiCatalog, async (req, reply) => {
+    const base = baseUrlOf(req, config);
+    reply.headers({ ...DISCOVERY_HEADERS, Link: `<${base}${PATHS.apiCatalog}>; rel="api-catalog"` });
+    return sendJson(reply, LINKSET_TYPE, apiCatalog(base, mcp.serverCardType));
+  });
+
+  app.get(PATHS.docs, async (_req, reply) => reply.headers(HTML_HEADERS).send(documents().html));
+
+  app.get(`${PATHS.problems}:code`, async (req, reply) => {
+    const { code } = req.params as { code: string };
+    if (!Object.hasOwn(PROBLEMS, code)) throw new AppError('not_found', `There is no problem code "${code}".`);
+    return reply.headers(HTML_HEADERS).send(renderProblemPage(code as ProblemCode));
+  });
+
+  // The earlier card paths answer the very same bytes, typed as plain JSON as they always were.
+  const cardRoutes: [string, string][] = [[PATHS.mcpServerCard, mcp.serverCardType], ...PATHS.legacyServerCards.map((p): [string, string] => [p, 'application/json'])];
+  for (const [path, type] of cardRoutes) {
+    app.get(path, async (req, reply) => sendJson(reply.headers(DISCOVERY_HEADERS), type, mcp.serverCard(baseUrlOf(req, config))));
+  }
+  app.get(PATHS.mcpCatalog, async (req, reply) => sendJson(reply.headers(DISCOVERY_HEADERS), 'application/json', mcp.catalog(baseUrlOf(req, config))));
+}
+
+/**
+ * RFC 9727 linkset: the tool API described by OpenAPI; the MCP endpoint described by its server card (and the
+ * earlier card paths, the MCP catalog and its protected-resource metadata). Every discovery document is linked.
+ */
+function apiCatalog(base: string, serverCardType: string) {
+  const doc = { href: `${base}${PATHS.docs}`, type: 'text/html' };
+  return {
+    linkset: [
+      {
+        anchor: `${base}${PATHS.apiBase}`,
+        'service-desc': [{ href: `${base}${PATHS.openapi}`, type: OPENAPI_CONTENT_TYPE }],
+        'service-doc': [doc],
+        status: [{ href: `${base}${PATHS.health}`, type: 'application/json' }],
+      },
+      {
+        anchor: `${base}${PATHS.mcp}`,
+        'service-desc': [
+          { href: `${base}${PATHS.mcpServerCard}`, type: serverCardType },
+          ...PATHS.legacyServerCards.map((p) => ({ href: `${base}${p}`, type: 'application/json' })),
+        ],
+        'service-meta': [
+          { href: `${base}${PATHS.mcpCatalog}`, type: 'application/json' },
+          { href: `${base}${PATHS.protectedResource}`, type: 'application/json' },
+        ],
+        'service-doc': [doc],
+      },
+      {
+        // The MCP URL for hosts that sign in with OAuth (its RFC 9728 document is served by src/oauth/routes.ts).
+        anchor: `${base}${PATHS.mcpAdmin}`,
+        'service-desc': [{ href: `${base}${PATHS.mcpServerCard}`, type: serverCardType }],
+        'service-meta': [
+          { href: `${base}${PATHS.mcpCatalog}`, type: 'application/json' },
+          { href: `${base}${PATHS.protectedResource}/admin`, type: 'application/json' },
+        ],
+        'service-doc': [doc],
+      },
+    ],
+  };
+}
