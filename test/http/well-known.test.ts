@@ -50,9 +50,12 @@ describe('GET/HEAD /.well-known/api-catalog', () => {
         },
         {
           anchor: `${BASE}/api/mcp/admin`,
-          'service-desc': [{ href: `${BASE}/.well-known/mcp/server-card.json`, type: 'application/json' }],
+          'service-desc': [{ href: `${BASE}/api/mcp/server-card`, type: 'application/mcp-server-card+json' }],
+          'service-meta': [
+            { href: `${BASE}/.well-known/mcp/catalog.json`, type: 'application/json' },
+            { href: `${BASE}/.well-known/oauth-protected-resource/api/mcp/admin`, type: 'application/json' },
+          ],
           'service-doc': [{ href: `${BASE}/docs`, type: 'text/html' }],
-          'service-meta': [{ href: `${BASE}/.well-known/oauth-protected-resource/api/mcp/admin`, type: 'application/json' }],
         },
       ],
     });
@@ -131,7 +134,10 @@ describe('MCP server card', () => {
     const res = await get('/.well-known/mcp/catalog.json');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({
-      servers: [{ name: 'test.shop/agent-api', url: `${BASE}/api/mcp`, serverCard: { href: `${BASE}/api/mcp/server-card`, type: 'application/mcp-server-card+json' } }],
+      servers: [
+        { name: 'test.shop/agent-api', url: `${BASE}/api/mcp`, serverCard: { href: `${BASE}/api/mcp/server-card`, type: 'application/mcp-server-card+json' } },
+        { name: 'test.shop/agent-api-signin', url: `${BASE}/api/mcp/admin`, serverCard: { href: `${BASE}/api/mcp/server-card`, type: 'application/mcp-server-card+json' } },
+      ],
     });
   });
 
