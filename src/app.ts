@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { bearerAuthenticator } from './auth/bearer.ts';
 import { KeyStore } from './auth/key-store.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
@@ -18,6 +19,8 @@ import { ALLOW_PRIVATE_WARNING } from './outbound/service-client.ts';
 import { setUpImageSearch } from './services/images/index.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import { registerStorefront } from './storefront/routes.ts';
+import { registerOAuth } from './oauth/routes.ts';
+import { cimdFetch } from './oauth/cimd-fetch.ts';
 import type { Tool } from './registry/define-tool.ts';
 import { TOOLS } from './tools/index.ts';
 
@@ -73,11 +76,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.setErrorHandler((err, req, reply) => sendProblem(req, reply, err));
 
   const limiters = await createLimiters(app, config, deps.redis);
-  const guard = createRequestGuard(limiters, new KeyStore(deps.db));
+  const keys = new KeyStore(deps.db);
+  const tokens = registerOAuth(app, { config, db: deps.db, keys, fetch: cimdFetch(config) });
+  const authenticate = bearerAuthenticator(keys, tokens, config);
+  const guard = createRequestGuard(limiters, authenticate);
   const invokeDeps = { db: deps.db, config };
 
   registerToolRoutes(app, invokeDeps, tools, guard, limiters);
-  const mcp = registerMcp(app, { deps: invokeDeps, tools, guard, limiters, config });
+  const mcp = registerMcp(app, {
+    deps: invokeDeps, tools, guard, limiters, config,
+    adminGuard: createRequestGuard(limiters, authenticate, { requireCredentials: true }),
+  });
   registerDiscoveryRoutes(app, { config, tools, mcp });
   registerHealthRoutes(app, { db: deps.db, lifecycle: deps.lifecycle ?? { draining: false } });
   const storefront = registerStorefront(app, { db: deps.db, config });

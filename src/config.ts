@@ -59,6 +59,8 @@ const ConfigSchema = z.object({
   UNSPLASH_ACCESS_KEY: z.string().min(1).optional().describe('an Unsplash access key'),
   PEXELS_API_URL: z.url().default('https://api.pexels.com').describe('an https URL'),
   PEXELS_API_KEY: z.string().min(1).optional().describe('a Pexels API key'),
+  OAUTH_ISSUER: z.string().url().optional().describe("an external authorization server's issuer URL"),
+  OAUTH_EXTRA_RESOURCES: z.string().default('').describe('a comma-separated list of resource URLs'),
 });
 
 type Settings = z.infer<typeof ConfigSchema>;
@@ -83,6 +85,12 @@ export type Config = Readonly<{
    * and answers as usual; `strict` (the test suite and the fuzzer) answers 500 so the gap cannot go unnoticed.
    */
   toolContracts: 'log' | 'strict';
+  oauth: Readonly<{
+    /** An external authorization server's issuer: set, this service runs none of its own and trusts that one's JWTs. */
+    issuer: string | undefined;
+    /** Other services' resource URLs the built-in authorization server may issue (JWT) access tokens for. */
+    extraResources: readonly string[];
+  }>;
   /** Seals MCP requestState (approval rounds); the same on every instance. Unset: generated once, kept in the database. */
   mcpStateSecret: string | undefined;
   /** The safe outbound HTTP client's address rules (src/outbound). */
@@ -132,8 +140,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     dbPoolMax: e.DB_POOL_MAX,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
-    allowedOrigins: Object.freeze(e.ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean)),
     toolContracts: e.TOOL_CONTRACTS,
+    allowedOrigins: Object.freeze(csv(e.ALLOWED_ORIGINS)),
+    oauth: Object.freeze({ issuer: e.OAUTH_ISSUER?.replace(/\/$/, ''), extraResources: Object.freeze(csv(e.OAUTH_EXTRA_RESOURCES)) }),
     mcpStateSecret: e.MCP_STATE_SECRET,
     outbound: Object.freeze({ allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === '1', denyList: Object.freeze(e.OUTBOUND_DENY_LIST) }),
     images: Object.freeze({
@@ -164,4 +173,8 @@ function crossFieldProblems(e: z.infer<typeof ConfigSchema>, nodeEnv: string | u
   if (e.IMAGES_PROVIDER === 'unsplash' && !e.UNSPLASH_ACCESS_KEY) problems.push('UNSPLASH_ACCESS_KEY: required when IMAGES_PROVIDER=unsplash');
   if (e.IMAGES_PROVIDER === 'pexels' && !e.PEXELS_API_KEY) problems.push('PEXELS_API_KEY: required when IMAGES_PROVIDER=pexels');
   return problems;
+}
+
+function csv(value: string): string[] {
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
 }

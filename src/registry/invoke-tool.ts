@@ -124,6 +124,7 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
           data: changes.map((c) => ({
             apiKeyId: req.principal?.keyId ?? null,
             clientAddress: req.clientAddress,
+            grantId: req.principal?.grantId ?? null,
             tool: tool.name,
             entityType: c.entityType,
             entityId: c.entityId,
