@@ -107,8 +107,11 @@ export function classifyUnknown(err: unknown): AppError {
 }
 
 const UNAVAILABLE_NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
-/** Prisma's codes for an unreachable server, a timeout, a closed connection and connection exhaustion. */
-const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
+/**
+ * Prisma's codes for an unreachable server, a timeout, a closed connection, connection exhaustion, and a transaction
+ * that could not start or finish in time (P2028: overload; the write was rolled back, so a retry is safe).
+ */
+const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028', 'P2037']);
 /** @prisma/adapter-pg's error kinds (on DriverAdapterError.cause) for the same conditions. */
 const UNAVAILABLE_ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 

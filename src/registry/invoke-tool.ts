@@ -16,6 +16,8 @@ export type InvokeRequest = {
   body: unknown;
   principal: Principal | null;
   requestId: string;
+  /** The client's address (request.ip: after TRUST_PROXY), kept on the audit entries a write records. */
+  clientAddress: string;
   log: FastifyBaseLogger;
   /** From the Idempotency-Key header (HTTP) or `_meta.idempotencyKey` (MCP); only write tools use it. */
   idempotencyKey?: string;
@@ -26,6 +28,13 @@ export type InvokeRequest = {
 export type InvokeResult =
   | { ok: true; result: unknown; replayed?: true }
   | { ok: true; result: unknown; dryRun: true; changes: Change[]; replayed?: undefined };
+
+/**
+ * Prisma's defaults (2 s to get a connection, 5 s to finish) turned a burst of writes queuing on one row into 500s
+ * under load. A write waits for a connection as long as the pool does (src/db/client.ts: 5 s, then 503), and may
+ * take 15 s in all, lock waits included.
+ */
+const TRANSACTION_LIMITS = { maxWait: 5_000, timeout: 15_000 };
 
 /** Thrown to roll a dry run's transaction back once the handler has produced its result. */
 class DryRunRollback {
@@ -115,6 +124,8 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
         await tx.auditEntry.createMany({
           data: changes.map((c) => ({
             apiKeyId: req.principal?.keyId ?? null,
+            clientAddress: req.clientAddress,
+            grantId: req.principal?.grantId ?? null,
             tool: tool.name,
             entityType: c.entityType,
             entityId: c.entityId,
@@ -128,7 +139,7 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
       }
       if (idem) await recordOutcome(tx, idem, { status: 200, body: { ok: true, result: shaped } });
       return shaped;
-    });
+    }, TRANSACTION_LIMITS);
     for (const effect of effects) {
       effect().catch((err: unknown) => req.log.warn({ err, tool: tool.name }, 'effect after commit failed'));
     }

@@ -11,6 +11,8 @@ const AuditEntryOut = z.object({
   id: z.string(),
   at: timestamp(),
   apiKeyId: z.string().nullable(),
+  /** Set when the call came with an OAuth access token: the grant that acted for the key. */
+  grantId: z.string().nullable(),
   tool: z.string(),
   entityType: z.string(),
   entityId: z.string(),
