@@ -1,4 +1,4 @@
-// The cases: what each measures (path, rotating bodies, auth, MCP), the fixtures they draw from, and the checks run
+// The cases: what each measures (path, rotating bodies, auth, MCP; or storefront pages by GET), the fixtures they draw from, and the checks run
 // before measuring (the case works; service and baseline answer byte for byte alike).
 import pg from 'pg';
 import type { Child } from './processes.ts';
@@ -20,6 +20,8 @@ export type CaseDef = {
   optional: boolean;
   /** Cases of one group are measured interleaved, round by round, so ratios between them see the same load. */
   group: string;
+  /** A storefront page: GET of these paths in turn (no body) instead of POSTs of `bodies` to `path`. */
+  pages?: string[];
 };
 
 export const MCP_ERAS = ['2025-11-25', '2026-07-28'] as const;
@@ -46,6 +48,8 @@ export const C = {
   orders: 'orders.list (status, authenticated)',
   mcp: (era: McpEra) => `MCP tools/call products.search (${era})`,
   update: 'products.update (authenticated write)',
+  productPage: 'storefront product page (random slugs)',
+  categoryPage: 'storefront category page (first page)',
 } as const;
 
 type Fixtures = { getSlugs: string[]; updateSlugs: string[]; categorySlugs: string[] };
@@ -87,6 +91,9 @@ export function buildCases(fx: Fixtures, products: number): CaseDef[] {
       baseline: true,
     },
     { ...base, group: 'get', name: C.get, path: tool('products.get'), bodies: fx.getSlugs.map((slug) => json({ slug })), baseline: true },
+    // The same products as HTML, measured interleaved with products.get: the page must reach 0.7 × its req/s.
+    { ...base, group: 'get', name: C.productPage, path: '/products/', bodies: [], pages: fx.getSlugs.map((slug) => `/products/${slug}`) },
+    { ...base, group: 'category-page', name: C.categoryPage, path: '/categories/', bodies: [], pages: fx.categorySlugs.map((slug) => `/categories/${slug}`) },
     { ...base, group: 'categories', name: C.categories, path: tool('categories.list'), bodies: ['{}'] },
     {
       ...base,
@@ -129,6 +136,10 @@ export async function post(port: number, p: string, body: string, headers: Recor
 
 /** Null when the case can run; otherwise why not (and whether that is a skip or an error). */
 export async function probe(c: CaseDef, service: Child, key: string): Promise<{ skip: boolean; reason: string } | null> {
+  if (c.pages) {
+    const res = await fetch(`http://127.0.0.1:${service.port}${c.pages[0]}`);
+    return res.status === 200 ? null : { skip: false, reason: `status ${res.status} for GET ${c.pages[0]}` };
+  }
   const res = await post(service.port, c.path, c.bodies[0], headersFor(c, key));
   const text = res.body.toString();
   if (res.status === 404 && c.optional) return { skip: true, reason: `not available (404 at ${c.path})` };

@@ -9,7 +9,7 @@ import type { Child } from './processes.ts';
 import { backendCpu, backendCpuDelta, cpuSecondsOf, machineCpu } from './resources.ts';
 import { settings } from './settings.ts';
 
-export type Leg = { key: string; server: Child; path: string; bodies: string[]; auth: boolean; mcp: McpEra | false };
+export type Leg = { key: string; server: Child; path: string; bodies: string[]; auth: boolean; mcp: McpEra | false; pages?: string[] };
 
 export type Measurement = {
   rps: number;
@@ -33,6 +33,11 @@ type GroupMeasurement = {
 };
 
 function autocannonRequest(leg: Leg, key: string): AutocannonRequest {
+  if (leg.pages) {
+    const pages = leg.pages;
+    let page = 0;
+    return { method: 'GET', path: pages[0], setupRequest: (req) => ({ ...req, path: pages[page++ % pages.length] }) };
+  }
   const headers = headersFor(leg, key);
   if (leg.bodies.length === 1) return { method: 'POST', path: leg.path, headers, body: leg.bodies[0] };
   let next = 0;

@@ -99,7 +99,7 @@ export async function runSize(products: number): Promise<SizeResult> {
     }
     if (runnable.length === 0) continue;
     const legs: Leg[] = runnable.flatMap((c) => [
-      { key: `${c.name}|service`, server: service, path: c.path, bodies: c.bodies, auth: c.auth, mcp: c.mcp },
+      { key: `${c.name}|service`, server: service, path: c.path, bodies: c.bodies, auth: c.auth, mcp: c.mcp, pages: c.pages },
       ...(c.baseline ? [{ key: `${c.name}|baseline`, server: baseline, path: c.path, bodies: c.bodies, auth: false, mcp: false as const }] : []),
     ]);
     const m = await measureGroup(legs, key, db.name, [service, baseline]);

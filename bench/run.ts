@@ -9,7 +9,8 @@
 //   4. drive each case with autocannon on loopback (warm-up, then a measured window in rounds interleaved with
 //      the cases it is compared with, 10 connections), recording req/s, latency, and CPU per request;
 //   5. stop both, drop the database (also on failure and Ctrl-C).
-// Then print one table, evaluate the targets of docs/performance.md and write bench/results/latest.json.
+// Then (BENCH_WEBHOOKS=1) the webhook delivery cases (bench/webhooks.ts), print one table, evaluate the targets of docs/performance.md
+// and docs/webhooks.md, and write bench/results/latest.json.
 //
 // Env: DATABASE_URL (server to create bench databases on; default postgresql://postgres@127.0.0.1:5432/postgres),
 // BENCH_SIZES (10000,100000), BENCH_DURATION (10 s measured per case), BENCH_WARMUP (3 s), BENCH_CONNECTIONS (10),
@@ -20,7 +21,8 @@
 // BENCH_EXTRA_SQL=<file> (run after the migrations: try an index before writing its migration),
 // BENCH_NODE_ARGS (node flags for the service; default: those of `npm start` in package.json, whose build step
 // the bench runs first and whose entry it starts),
-// BENCH_SERVICE_LOG=<file> (the service's stdout and stderr, e.g. with BENCH_NODE_ARGS="… --trace-gc").
+// BENCH_SERVICE_LOG=<file> (the service's stdout and stderr, e.g. with BENCH_NODE_ARGS="… --trace-gc"),
+// BENCH_WEBHOOKS=1 (add the webhook cases).
 //
 // One file per job: settings.ts (env), cleanup.ts, processes.ts (the two servers), resources.ts (CPU and memory
 // from /proc), cases.ts, measure.ts (autocannon rounds), run-size.ts (one catalog size), targets.ts, report.ts.
@@ -34,6 +36,7 @@ import { growthOf, postgresVersion, printGrowth, printTable, printTargets } from
 import { runSize, type SizeResult } from './run-size.ts';
 import { ROOT, START, settings } from './settings.ts';
 import { evaluateTargets } from './targets.ts';
+import { runWebhookBench } from './webhooks.ts';
 
 async function main(): Promise<number> {
   const started = Date.now();
@@ -48,7 +51,8 @@ async function main(): Promise<number> {
   const growth = growthOf(smallest, largest);
   if (sizes.length > 1) printGrowth(growth, smallest, largest);
 
-  const targets = evaluateTargets(largest, smallest);
+  const webhooks = settings.webhooks ? await runWebhookBench() : null;
+  const targets = [...evaluateTargets(largest, smallest), ...(webhooks?.targets ?? [])];
   printTargets(targets, largest.products);
 
   const report = {
@@ -68,6 +72,7 @@ async function main(): Promise<number> {
     targetsMet: targets.filter((t) => t.met === true).length,
     targetsMissed: targets.filter((t) => t.met === false).map((t) => t.name),
     growth,
+    webhooks,
     sizes: sizes.map((s) => ({ products: s.products, seed: s.seed, cases: s.cases, ceiling: s.ceiling, serviceMemory: s.serviceMemory, baselineMemory: s.baselineMemory })),
     durationS: round((Date.now() - started) / 1000, 0),
   };

@@ -13,7 +13,7 @@ const env = process.env;
 function startScript(): { prepare: string[]; nodeFlags: string[]; entry: string } {
   const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   const steps = scripts.start!.split('&&').map((step) => step.trim());
-  const words = steps.at(-1)!.split(/\s+/);
+  const words = steps.at(-1)!.replace(/^exec\s+/, '').split(/\s+/);
   if (words[0] !== 'node' || words.length < 2) throw new Error(`npm start does not end with "node <flags> <entry>": ${scripts.start}`);
   return { prepare: steps.slice(0, -1), nodeFlags: words.slice(1, -1), entry: words.at(-1)! };
 }
@@ -34,6 +34,8 @@ export const settings = {
   /** SQL run after the migrations (e.g. an index being considered), before seeding. */
   extraSql: env.BENCH_EXTRA_SQL ? path.resolve(process.cwd(), env.BENCH_EXTRA_SQL) : undefined,
   serviceLog: env.BENCH_SERVICE_LOG ? path.resolve(process.cwd(), env.BENCH_SERVICE_LOG) : undefined,
+  /** BENCH_WEBHOOKS=1 adds the webhook delivery cases (bench/webhooks.ts). */
+  webhooks: env.BENCH_WEBHOOKS === '1',
 };
 if (settings.sizes.length === 0) throw new Error('BENCH_SIZES names no valid size');
 

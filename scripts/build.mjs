@@ -4,12 +4,17 @@
 // of resident memory for the life of the process (docs/performance.md, item 6). esbuild only strips types; the
 // type check is `npm run typecheck`. The output sits at .build/src/ so that paths resolved against
 // import.meta.url (e.g. "../../prisma/migrations" in src/db/migrate.ts) point where they do from src/.
+//
+// Each output file is written next to its place and renamed over it: a server starting from the same checkout while
+// this runs (a second instance, a test) reads either the old bundle or the new one, never half of one.
 import { build } from 'esbuild';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-await build({
+const { outputFiles } = await build({
   absWorkingDir: root,
   entryPoints: ['src/server.ts'],
   outfile: '.build/src/server.mjs',
@@ -20,4 +25,11 @@ await build({
   target: 'node20',
   sourcemap: true,
   logLevel: 'warning',
+  write: false,
 });
+for (const file of outputFiles) {
+  await mkdir(path.dirname(file.path), { recursive: true });
+  const tmp = `${file.path}.${process.pid}.tmp`;
+  await writeFile(tmp, file.contents);
+  await rename(tmp, file.path);
+}

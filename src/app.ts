@@ -1,8 +1,10 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { bearerAuthenticator } from './auth/bearer.ts';
 import { KeyStore } from './auth/key-store.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
 import { AppError } from './errors.ts';
+import { registerHealthRoutes, type Lifecycle } from './http/health.ts';
 import { sendProblem } from './http/problem.ts';
 import { rateLimitHeaders } from './http/rate-limit-headers.ts';
 import { createLimiters } from './http/rate-limit.ts';
@@ -12,9 +14,17 @@ import { registerToolRoutes } from './http/tool-routes.ts';
 import { registerDiscoveryRoutes } from './http/discovery-routes.ts';
 import { PATHS } from './http/paths.ts';
 import { registerReference } from './http/reference/reference-routes.ts';
+import { fastifyTrustProxy } from './http/trust-proxy.ts';
+import { logTraceparent } from './http/trace-context.ts';
 import { registerMcp } from './mcp/mcp-route.ts';
+import { useResolver } from './events/endpoint-url.ts';
 import { ALLOW_PRIVATE_WARNING } from './outbound/service-client.ts';
 import { setUpImageSearch } from './services/images/index.ts';
+import type { Resolver } from './outbound/safe-fetch.ts';
+import type { Metrics } from './metrics/metrics.ts';
+import { registerStorefront } from './storefront/routes.ts';
+import { registerOAuth } from './oauth/routes.ts';
+import { cimdFetch } from './oauth/cimd-fetch.ts';
 import type { Tool } from './registry/define-tool.ts';
 import { TOOLS } from './tools/index.ts';
 
@@ -24,8 +34,14 @@ export type AppDeps = {
   tools?: readonly Tool[];
   /** An ioredis client for shared rate-limit counters. */
   redis?: unknown;
+  /** Tests point host names at chosen addresses (webhook endpoint URLs are resolved when they are set). */
+  resolve?: Resolver;
   /** Where logs go; pino's JSON lines on stdout when unset (src/log-format.ts picks a human format on a terminal). */
   logStream?: NodeJS.WritableStream;
+  /** Set to draining by the shutdown handler; /readyz then answers 503. */
+  lifecycle?: Lifecycle;
+  /** Observes every request when metrics are served (METRICS_PORT). */
+  metrics?: Metrics;
 };
 
 /** Builds the whole service without listening (tests inject requests; src/server.ts listens). */
@@ -34,13 +50,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const app = Fastify({
     logger: { level: config.logLevel, stream: deps.logStream },
     bodyLimit: config.bodyLimitBytes,
-    // Rate limits key on the socket address; trusting X-Forwarded-For would let callers reset them.
-    trustProxy: false,
+    // Rate limits, request logs and audit entries use request.ip: the socket address, or the client named in
+    // X-Forwarded-For by a peer TRUST_PROXY trusts. Trusting any peer would let callers pick their own address.
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     genReqId: newRequestId,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
   });
+
+  logTraceparent(app);
+  deps.metrics?.instrument(app, tools.map((t) => t.name));
 
   // Fastify parses text/plain by default; tool calls are JSON only.
   app.removeContentTypeParser('text/plain');
@@ -58,19 +78,32 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   if (config.outbound.allowPrivate) app.log.warn(ALLOW_PRIVATE_WARNING);
   setUpImageSearch(config, { redis: deps.redis, onCacheError: (err) => app.log.warn({ err }, 'image search cache unavailable') });
+  if (deps.resolve) useResolver(config, deps.resolve);
 
   app.setErrorHandler((err, req, reply) => sendProblem(req, reply, err));
-  app.setNotFoundHandler((req, reply) => sendProblem(req, reply, new AppError('not_found', `Nothing at ${req.method} ${req.url.split('?')[0]}.`)));
 
   const limiters = await createLimiters(app, config, deps.redis);
-  const guard = createRequestGuard(limiters, new KeyStore(deps.db));
+  const keys = new KeyStore(deps.db);
+  const tokens = registerOAuth(app, { config, db: deps.db, keys, fetch: cimdFetch(config) });
+  const authenticate = bearerAuthenticator(keys, tokens, config);
+  const guard = createRequestGuard(limiters, authenticate);
   const invokeDeps = { db: deps.db, config };
 
   registerToolRoutes(app, invokeDeps, tools, guard, limiters);
-  const mcp = registerMcp(app, { deps: invokeDeps, tools, guard, limiters, config });
+  const mcp = registerMcp(app, {
+    deps: invokeDeps, tools, guard, limiters, config,
+    adminGuard: createRequestGuard(limiters, authenticate, { requireCredentials: true }),
+  });
   registerDiscoveryRoutes(app, { config, tools, mcp });
   registerReference(app);
   app.get(PATHS.health, async () => ({ ok: true }));
+  registerHealthRoutes(app, { db: deps.db, lifecycle: deps.lifecycle ?? { draining: false } });
+  const storefront = registerStorefront(app, { db: deps.db, config });
+  app.setNotFoundHandler((req, reply) =>
+    storefront.answersNotFound(req)
+      ? storefront.sendNotFound(req, reply)
+      : sendProblem(req, reply, new AppError('not_found', `Nothing at ${req.method} ${req.url.split('?')[0]}.`)),
+  );
 
   return app;
 }

@@ -1,53 +1,90 @@
 import { z } from 'zod';
 import { parseDenyList } from './outbound/address-policy.ts';
+import { DEFAULT_PG_RUNTIME_DIR } from './db/embedded/reach.ts';
+import { trustProxySetting, type TrustProxy } from './http/trust-proxy.ts';
+import { SetupError } from './setup-error.ts';
 
 const positiveInt = z.coerce.number().int().positive();
+const nonNegativeInt = z.coerce.number().int().min(0);
+const port = z.coerce.number().int().min(0).max(65535);
 
 export const IMAGE_PROVIDERS = ['openverse', 'unsplash', 'pexels'] as const;
 export type ImageProviderName = (typeof IMAGE_PROVIDERS)[number];
-
-// The only reader of process.env: everything else receives a frozen Config.
-const ConfigSchema = z.object({
-  HOST: z.string().min(1).default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  DATABASE_URL: z.string().url().optional(),
-  DATA_DIR: z.string().min(1).default('.data'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  PUBLIC_BASE_URL: z.string().url().optional(),
-  RATE_LIMIT_WINDOW_MS: positiveInt.default(60_000),
-  RATE_LIMIT_ANON_MAX: positiveInt.default(60),
-  RATE_LIMIT_PREAUTH_MAX: positiveInt.default(120),
-  RATE_LIMIT_AUTH_MAX: positiveInt.default(600),
-  REDIS_URL: z.string().url().optional(),
-  DB_POOL_MAX: positiveInt.default(10),
-  BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
-  ALLOWED_ORIGINS: z.string().default(''),
-  TOOL_CONTRACTS: z.enum(['log', 'strict']).default('log'),
-  MCP_STATE_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  OUTBOUND_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
-  IMAGES_PROVIDER: z.enum(IMAGE_PROVIDERS).default('openverse'),
-  OPENVERSE_API_URL: z.url().default('https://api.openverse.org'),
-  UNSPLASH_API_URL: z.url().default('https://api.unsplash.com'),
-  UNSPLASH_ACCESS_KEY: z.string().min(1).optional(),
-  PEXELS_API_URL: z.url().default('https://api.pexels.com'),
-  PEXELS_API_KEY: z.string().min(1).optional(),
-  OUTBOUND_DENY_LIST: z.string().default('').transform((list, ctx) => {
-    const entries = list.split(',').map((s) => s.trim()).filter(Boolean);
-    try {
-      parseDenyList(entries);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
-    }
-    return entries;
-  }),
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+/** "250ms", "5s", "30m", "2h" → milliseconds. */
+const duration = z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, 'must be a duration such as 250ms, 5s, 30m or 2h').transform((v) => {
+  const [, amount, unit] = /^([\d.]+)(ms|s|m|h)$/.exec(v)!;
+  return Math.round(Number(amount) * DURATION_UNITS_MS[unit as keyof typeof DURATION_UNITS_MS]);
 });
+const durations = z.string().transform((list) => list.split(',').map((d) => d.trim())).pipe(z.array(duration).min(1));
+
+// The only reader of process.env: everything else receives a frozen Config. One flat list, one line per setting:
+// its schema, its default, and (in .describe) what it accepts, which is what a bad value's error message names.
+// docs/deploy.md lists every setting. Variables not listed here are ignored; an empty value counts as unset.
+const ConfigSchema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1').describe('an interface address to listen on, e.g. 0.0.0.0'),
+  PORT: port.default(3000).describe('a TCP port number from 0 to 65535'),
+  DATABASE_URL: z.string().url().optional().describe('a postgresql:// URL'),
+  DATA_DIR: z.string().min(1).default('.data').describe('a folder path'),
+  PG_RUNTIME_DIR: z.string().min(1).default(DEFAULT_PG_RUNTIME_DIR).describe('an absolute folder path'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('fatal, error, warn, info, debug, trace or silent'),
+  PUBLIC_BASE_URL: z.string().url().optional().describe('an absolute URL such as https://shop.example.com'),
+  RATE_LIMIT_WINDOW_MS: positiveInt.default(60_000).describe('a positive whole number of milliseconds'),
+  RATE_LIMIT_ANON_MAX: positiveInt.default(60).describe('a positive whole number of requests'),
+  RATE_LIMIT_PREAUTH_MAX: positiveInt.default(120).describe('a positive whole number of requests'),
+  RATE_LIMIT_AUTH_MAX: positiveInt.default(600).describe('a positive whole number of requests'),
+  REDIS_URL: z.string().url().optional().describe('a redis:// or rediss:// URL'),
+  DB_POOL_MAX: positiveInt.default(10).describe('a positive whole number of connections'),
+  BODY_LIMIT_BYTES: positiveInt.default(1_048_576).describe('a positive whole number of bytes'),
+  ALLOWED_ORIGINS: z.string().default('').describe('a comma-separated list of origins such as https://app.example.com'),
+  TRUST_PROXY: trustProxySetting.default(false).describe(
+    'false, a hop count (e.g. 1), or a comma-separated list of proxy addresses and CIDR ranges (e.g. 10.0.0.0/8,127.0.0.1; also loopback, linklocal, uniquelocal)',
+  ),
+  DRAIN_DELAY_MS: nonNegativeInt.default(0).describe('a whole number of milliseconds, 0 or more'),
+  SHUTDOWN_TIMEOUT_MS: positiveInt.default(15_000).describe('a positive whole number of milliseconds'),
+  METRICS_PORT: port.optional().describe('a TCP port number from 0 to 65535'),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1').describe('an interface address for the metrics listener, e.g. 0.0.0.0'),
+  TOOL_CONTRACTS: z.enum(['log', 'strict']).default('log').describe('log or strict'),
+  MCP_STATE_SECRET: z.string().min(32, 'must be at least 32 characters').optional().describe('a secret of at least 32 characters'),
+  OUTBOUND_ALLOW_PRIVATE: z.enum(['0', '1']).default('0').describe('0 or 1 (1 only for local tests and development)'),
+  OUTBOUND_DENY_LIST: z
+    .string()
+    .default('')
+    .transform((list, ctx) => {
+      const entries = list.split(',').map((s) => s.trim()).filter(Boolean);
+      try {
+        parseDenyList(entries);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+      }
+      return entries;
+    })
+    .describe('a comma-separated list of IP addresses and CIDR ranges'),
+  IMAGES_PROVIDER: z.enum(IMAGE_PROVIDERS).default('openverse').describe('openverse, unsplash or pexels'),
+  OPENVERSE_API_URL: z.url().default('https://api.openverse.org').describe('an https URL'),
+  UNSPLASH_API_URL: z.url().default('https://api.unsplash.com').describe('an https URL'),
+  UNSPLASH_ACCESS_KEY: z.string().min(1).optional().describe('an Unsplash access key'),
+  PEXELS_API_URL: z.url().default('https://api.pexels.com').describe('an https URL'),
+  PEXELS_API_KEY: z.string().min(1).optional().describe('a Pexels API key'),
+  OAUTH_ISSUER: z.string().url().optional().describe("an external authorization server's issuer URL"),
+  OAUTH_EXTRA_RESOURCES: z.string().default('').describe('a comma-separated list of resource URLs'),
+  WEBHOOK_RETRY_SCHEDULE: durations.prefault('5s,5m,30m,2h,5h,10h').describe('a comma-separated list of durations such as 5s,5m,30m'),
+  WEBHOOK_DISABLE_AFTER: duration.prefault('24h').describe('a duration such as 24h'),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(0).default(16).describe('a whole number of parallel deliveries, 0 or more'),
+  WEBHOOK_POLL_INTERVAL: duration.prefault('250ms').describe('a duration such as 250ms'),
+  WEBHOOK_LEASE: duration.prefault('60s').describe('a duration such as 60s'),
+});
+
+type Settings = z.infer<typeof ConfigSchema>;
 
 export type Config = Readonly<{
   host: string;
   port: number;
   databaseUrl: string | undefined;
   dataDir: string;
-  logLevel: z.infer<typeof ConfigSchema>['LOG_LEVEL'];
+  /** As root: where the embedded PostgreSQL's binaries and cluster go when the postgres user cannot reach DATA_DIR. */
+  pgRuntimeDir: string;
+  logLevel: Settings['LOG_LEVEL'];
   publicBaseUrl: string | undefined;
   rateLimit: Readonly<{ windowMs: number; anonMax: number; preauthMax: number; authMax: number }>;
   redisUrl: string | undefined;
@@ -60,6 +97,12 @@ export type Config = Readonly<{
    * and answers as usual; `strict` (the test suite and the fuzzer) answers 500 so the gap cannot go unnoticed.
    */
   toolContracts: 'log' | 'strict';
+  oauth: Readonly<{
+    /** An external authorization server's issuer: set, this service runs none of its own and trusts that one's JWTs. */
+    issuer: string | undefined;
+    /** Other services' resource URLs the built-in authorization server may issue (JWT) access tokens for. */
+    extraResources: readonly string[];
+  }>;
   /** Seals MCP requestState (approval rounds); the same on every instance. Unset: generated once, kept in the database. */
   mcpStateSecret: string | undefined;
   /** The safe outbound HTTP client's address rules (src/outbound). */
@@ -71,22 +114,46 @@ export type Config = Readonly<{
     unsplash: Readonly<{ baseUrl: string; accessKey: string | undefined }>;
     pexels: Readonly<{ baseUrl: string; apiKey: string | undefined }>;
   }>;
+  /** Webhook delivery (docs/webhooks.md). */
+  webhooks: Readonly<{
+    /** Waits before the 2nd, 3rd … attempt (ms); after the last, the delivery is failed. Jitter is added. */
+    retryScheduleMs: readonly number[];
+    /** An endpoint whose deliveries have failed for this long without a success is disabled. */
+    disableAfterMs: number;
+    /** Deliveries in flight per instance; 0: this instance sends none. */
+    concurrency: number;
+    /** How often an idle worker looks for due deliveries. */
+    pollIntervalMs: number;
+    /** How long a claimed delivery is reserved for the instance sending it; longer than the 10 s send timeout. */
+    leaseMs: number;
+  }>;
+  /** Which peers may tell us the client's address in X-Forwarded-For (false: none, the socket address is the client). */
+  trustProxy: TrustProxy;
+  /** After SIGTERM, how long /readyz answers 503 while requests are still served, before the listener closes. */
+  drainDelayMs: number;
+  /** How long draining in-flight requests and closing resources may take before the process exits anyway. */
+  shutdownTimeoutMs: number;
+  /** A separate listener for GET /metrics; undefined: no metrics are served. */
+  metrics: Readonly<{ host: string; port: number }> | undefined;
 }>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = ConfigSchema.safeParse(env);
+  const given = Object.fromEntries(Object.keys(ConfigSchema.shape).flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
+  const parsed = ConfigSchema.safeParse(given);
   if (!parsed.success) {
-    const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`Invalid configuration: ${fields}`);
+    const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0])))] as Array<keyof Settings>;
+    // The value itself is not repeated: it may be a secret (a URL with a password, a token).
+    throw new SetupError(names.map((name) => `Invalid setting ${name}: expected ${ConfigSchema.shape[name].description}.`).join('\n'));
   }
   const e = parsed.data;
   const problems = crossFieldProblems(e, env.NODE_ENV);
-  if (problems.length > 0) throw new Error(`Invalid configuration: ${problems.join('; ')}`);
+  if (problems.length > 0) throw new SetupError(problems.map((p) => `Invalid setting ${p}.`).join('\n'));
   return Object.freeze({
     host: e.HOST,
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
+    pgRuntimeDir: e.PG_RUNTIME_DIR,
     logLevel: e.LOG_LEVEL,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/$/, ''),
     rateLimit: Object.freeze({
@@ -98,8 +165,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     dbPoolMax: e.DB_POOL_MAX,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
-    allowedOrigins: Object.freeze(e.ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean)),
     toolContracts: e.TOOL_CONTRACTS,
+    allowedOrigins: Object.freeze(csv(e.ALLOWED_ORIGINS)),
+    oauth: Object.freeze({ issuer: e.OAUTH_ISSUER?.replace(/\/$/, ''), extraResources: Object.freeze(csv(e.OAUTH_EXTRA_RESOURCES)) }),
     mcpStateSecret: e.MCP_STATE_SECRET,
     outbound: Object.freeze({ allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === '1', denyList: Object.freeze(e.OUTBOUND_DENY_LIST) }),
     images: Object.freeze({
@@ -108,6 +176,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       unsplash: Object.freeze({ baseUrl: e.UNSPLASH_API_URL.replace(/\/+$/, ''), accessKey: e.UNSPLASH_ACCESS_KEY }),
       pexels: Object.freeze({ baseUrl: e.PEXELS_API_URL.replace(/\/+$/, ''), apiKey: e.PEXELS_API_KEY }),
     }),
+    webhooks: Object.freeze({
+      retryScheduleMs: Object.freeze(e.WEBHOOK_RETRY_SCHEDULE),
+      disableAfterMs: e.WEBHOOK_DISABLE_AFTER,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      pollIntervalMs: e.WEBHOOK_POLL_INTERVAL,
+      leaseMs: e.WEBHOOK_LEASE,
+    }),
+    trustProxy: e.TRUST_PROXY,
+    drainDelayMs: e.DRAIN_DELAY_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    metrics: e.METRICS_PORT === undefined ? undefined : Object.freeze({ host: e.METRICS_HOST, port: e.METRICS_PORT }),
   });
 }
 
@@ -126,4 +205,8 @@ function crossFieldProblems(e: z.infer<typeof ConfigSchema>, nodeEnv: string | u
   if (e.IMAGES_PROVIDER === 'unsplash' && !e.UNSPLASH_ACCESS_KEY) problems.push('UNSPLASH_ACCESS_KEY: required when IMAGES_PROVIDER=unsplash');
   if (e.IMAGES_PROVIDER === 'pexels' && !e.PEXELS_API_KEY) problems.push('PEXELS_API_KEY: required when IMAGES_PROVIDER=pexels');
   return problems;
+}
+
+function csv(value: string): string[] {
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
 }

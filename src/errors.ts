@@ -7,6 +7,7 @@ export const PROBLEMS = {
   invalid_body: { status: 400, title: 'Body must be a JSON object', resolution: 'Send a JSON object as the body; use {} when the tool takes no fields.' },
   invalid_request: { status: 400, title: 'Invalid request', resolution: 'Fix the fields named in detail; the tool schema is in /openapi.json.' },
   invalid_image_url: { status: 400, title: 'Image URL not allowed', resolution: 'Use a public https:// URL without credentials.' },
+  invalid_webhook_url: { status: 400, title: 'Webhook URL not allowed', resolution: 'Use an https:// URL without credentials whose host resolves to public addresses.' },
   invalid_idempotency_key: { status: 400, title: 'Invalid Idempotency-Key', resolution: 'Send one Idempotency-Key of 1 to 255 visible ASCII characters.' },
   unauthorized: { status: 401, title: 'Unauthorized', resolution: 'Send Authorization: Bearer <API key>; create a key with the CLI (keys create).' },
   insufficient_scope: { status: 403, title: 'Forbidden', resolution: 'Use a key that has the scope named in detail.' },
@@ -112,8 +113,11 @@ export function classifyUnknown(err: unknown): AppError {
 }
 
 const UNAVAILABLE_NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
-/** Prisma's codes for an unreachable server, a timeout, a closed connection and connection exhaustion. */
-const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
+/**
+ * Prisma's codes for an unreachable server, a timeout, a closed connection, connection exhaustion, and a transaction
+ * that could not start or finish in time (P2028: overload; the write was rolled back, so a retry is safe).
+ */
+const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028', 'P2037']);
 /** @prisma/adapter-pg's error kinds (on DriverAdapterError.cause) for the same conditions. */
 const UNAVAILABLE_ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 

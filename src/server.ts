@@ -1,14 +1,30 @@
-import { Redis } from 'ioredis';
 import { buildApp } from './app.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, type Config } from './config.ts';
 import { createDb } from './db/client.ts';
 import { openDatabase } from './db/open-database.ts';
+import { startDeliveryWorker } from './events/delivery-worker.ts';
+import { serviceSafeFetch } from './outbound/service-client.ts';
+import { connectRedis } from './db/redis.ts';
+import type { Lifecycle } from './http/health.ts';
+import { createMetrics } from './metrics/metrics.ts';
+import { serveMetrics } from './metrics/server.ts';
+import { listenFailure, SetupError } from './setup-error.ts';
 import { onShutdownSignal } from './shutdown.ts';
 import { logDestination } from './log-format.ts';
 import { announceStartup } from './startup-banner.ts';
 
 // The only entry that listens: config → database (embedded if needed) → migrations → app → listen → graceful stop.
-const config = loadConfig();
+const log = (msg: string) => console.log(`[server] ${msg}`);
+const fail = (msg: string) => console.error(`[server] ${msg}`);
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (!(err instanceof SetupError)) throw err;
+  console.error(err.message);
+  process.exit(1);
+}
 
 // Installed before anything starts, so a signal during start-up still stops what was already started (an
 // embedded PostgreSQL must never be orphaned). Resources close in reverse order of opening.
@@ -16,12 +32,20 @@ const closers: Array<() => Promise<unknown> | unknown> = [];
 const closeAll = async () => {
   for (const close of closers.reverse()) await close();
 };
+const lifecycle: Lifecycle = { draining: false };
+let listening = false;
 onShutdownSignal(
   async (signal) => {
-    console.log(`[server] ${signal}: draining in-flight requests, then stopping`);
+    lifecycle.draining = true;
+    if (listening && config.drainDelayMs > 0) {
+      // Readiness fails first; the balancer notices within its check interval and sends new requests elsewhere.
+      log(`${signal}: not ready any more; still serving for ${config.drainDelayMs} ms, then draining`);
+      await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
+    }
+    log(`${signal}: draining in-flight requests, then stopping`);
     await closeAll();
   },
-  { forceAfterMs: 15_000, log: (msg) => console.error(`[server] ${msg}`) },
+  { forceAfterMs: config.drainDelayMs + config.shutdownTimeoutMs, log: fail },
 );
 
 try {
@@ -30,15 +54,31 @@ try {
   const db = createDb({ connectionString: database.url, poolMax: config.dbPoolMax });
   closers.push(() => db.$disconnect());
   // Shared rate-limit counters when several instances run; in-process counters otherwise.
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, { warn: fail, info: log }) : undefined;
   if (redis) closers.push(() => redis.disconnect());
-  const app = await buildApp(config, { db, redis, logStream: await logDestination() });
+  const metrics = config.metrics ? createMetrics(db) : undefined;
+  const app = await buildApp(config, { db, redis, lifecycle, metrics, logStream: await logDestination() });
+  // Closed after the app (closers run in reverse): deliveries in flight finish before the database goes.
+  const webhooks = startDeliveryWorker({ db, config, log: app.log, fetch: serviceSafeFetch(config) });
+  closers.push(() => webhooks.stop());
   // app.close() stops accepting connections and resolves once in-flight requests have been answered.
   closers.push(() => app.close());
-  await app.listen({ host: config.host, port: config.port });
+  if (metrics && config.metrics) {
+    const at = config.metrics;
+    const served = await serveMetrics(metrics, at).catch((err: unknown) => {
+      throw listenFailure(err, { host: 'METRICS_HOST', port: 'METRICS_PORT' }, at);
+    });
+    closers.push(() => served.close());
+    log(`metrics on http://${at.host}:${served.port}/metrics`);
+  }
+  await app.listen({ host: config.host, port: config.port }).catch((err: unknown) => {
+    throw listenFailure(err, { host: 'HOST', port: 'PORT' }, config);
+  });
+  listening = true;
   announceStartup(app, config);
 } catch (err) {
-  console.error('[server] failed to start:', err);
+  // A problem the operator fixes in the environment is one line; anything else keeps its stack for a bug report.
+  fail(err instanceof SetupError ? err.message : `failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   await closeAll();
   process.exit(1);
 }

@@ -38,6 +38,12 @@ export function createDb({ connectionString, poolMax = 10, onQuery }: DbOptions)
   return db;
 }
 
+/** The client's pg pool right now: connections checked out, idle, and callers waiting for one (for metrics). */
+export function poolStats(db: Db): { inUse: number; idle: number; waiting: number } | undefined {
+  const pool = pools.get(db);
+  return pool && { inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}
+
 /**
  * Runs hand-written SQL. Outside a transaction it goes straight to the pg pool: the bench measured Prisma's raw-query
  * path at ~2.5 × the Node CPU of `pg` for the same query on the hottest reads (docs/performance.md). Inside a

@@ -15,7 +15,7 @@ export async function openDatabase(config: Config, log: (msg: string) => void): 
     await migrateAndLog(config.databaseUrl, log);
     return { url: config.databaseUrl, stop: async () => {} };
   }
-  const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, log });
+  const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, runtimeDir: config.pgRuntimeDir, log });
   const handle: DatabaseHandle = {
     url: embedded.url,
     // The CLI may have started the server that `npm start` then reused: whoever started it leaves it running

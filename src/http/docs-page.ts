@@ -3,7 +3,7 @@ import { PROBLEMS, problemType, type ProblemCode } from '../errors.ts';
 // Server-rendered, self-contained HTML (no scripts, no CDN assets) for the problem `type` URIs: one page per code and
 // an index. Everything shown is read from the problem table, never typed twice.
 
-function escapeHtml(s: string): string {
+export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 

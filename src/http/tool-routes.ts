@@ -26,7 +26,7 @@ export function registerToolRoutes(
     app.post(`${PATHS.toolPrefix}${tool.name}`, { onRequest: guard }, async (req, reply) => {
       const idempotencyKey = tool.write ? idempotencyKeyOf(req) : undefined;
       const { replayed, ...outcome } = await invokeTool(deps, {
-        tool, body: req.body, principal: req.principal, requestId: req.id, log: req.log, idempotencyKey,
+        tool, body: req.body, principal: req.principal, requestId: req.id, clientAddress: req.ip, log: req.log, idempotencyKey,
         countToolCall: (name, limit) => count(req, limiters.tool(name, limit)),
       });
       if (headers) reply.headers(headers);

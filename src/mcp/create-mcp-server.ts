@@ -59,6 +59,8 @@ const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 export type McpRequestScope = {
   principal: Principal | null;
   requestId: string;
+  /** The client's address (request.ip, after TRUST_PROXY), kept on audit entries. */
+  clientAddress: string;
   log: FastifyBaseLogger;
   /** The problem `instance` for failures of this HTTP request. */
   instance: string;
@@ -142,7 +144,8 @@ async function runTool(
   const body = args === undefined ? {} : args;
   const invoke = (callBody: unknown, idempotencyKey: string | undefined): Promise<InvokeResult> =>
     invokeTool(deps.invoke, {
-      tool, body: callBody, principal: scope.principal, requestId: scope.requestId, log: scope.log, idempotencyKey, countToolCall: scope.countToolCall,
+      tool, body: callBody, principal: scope.principal, requestId: scope.requestId, clientAddress: scope.clientAddress, log: scope.log, idempotencyKey,
+      countToolCall: scope.countToolCall,
     });
   try {
     const idempotencyKey = tool.write ? idempotencyKeyOf(meta) : undefined;

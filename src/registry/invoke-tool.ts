@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import type { Db, Tx } from '../db/client.ts';
 import { AppError, classifyUnknown } from '../errors.ts';
 import { toJsonValue } from '../db/json-value.ts';
+import { recordEvents } from '../events/outbox.ts';
 import { claimIdempotencyKey, recordOutcome, replay, requestHash, type IdempotencyClaim, type StoredOutcome } from './idempotency.ts';
 import type { Change, Principal, Tool, ToolRateLimit, WriteContext } from './define-tool.ts';
 import { problemCodesOf } from './tool-problems.ts';
@@ -16,6 +17,8 @@ export type InvokeRequest = {
   body: unknown;
   principal: Principal | null;
   requestId: string;
+  /** The client's address (request.ip: after TRUST_PROXY), kept on the audit entries a write records. */
+  clientAddress: string;
   log: FastifyBaseLogger;
   /** From the Idempotency-Key header (HTTP) or `_meta.idempotencyKey` (MCP); only write tools use it. */
   idempotencyKey?: string;
@@ -26,6 +29,13 @@ export type InvokeRequest = {
 export type InvokeResult =
   | { ok: true; result: unknown; replayed?: true }
   | { ok: true; result: unknown; dryRun: true; changes: Change[]; replayed?: undefined };
+
+/**
+ * Prisma's defaults (2 s to get a connection, 5 s to finish) turned a burst of writes queuing on one row into 500s
+ * under load. A write waits for a connection as long as the pool does (src/db/client.ts: 5 s, then 503), and may
+ * take 15 s in all, lock waits included.
+ */
+const TRANSACTION_LIMITS = { maxWait: 5_000, timeout: 15_000 };
 
 /** Thrown to roll a dry run's transaction back once the handler has produced its result. */
 class DryRunRollback {
@@ -116,6 +126,8 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
         await tx.auditEntry.createMany({
           data: changes.map((c) => ({
             apiKeyId: req.principal?.keyId ?? null,
+            clientAddress: req.clientAddress,
+            grantId: req.principal?.grantId ?? null,
             tool: tool.name,
             entityType: c.entityType,
             entityId: c.entityId,
@@ -125,10 +137,11 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
             revertOf: c.revertOf ?? null,
           })),
         });
+        await recordEvents(tx, changes, { validate: deps.config.toolContracts === 'strict' });
       }
       if (idem) await recordOutcome(tx, idem, { status: 200, body: { ok: true, result: shaped } });
       return shaped;
-    });
+    }, TRANSACTION_LIMITS);
     for (const effect of effects) {
       effect().catch((err: unknown) => req.log.warn({ err, tool: tool.name }, 'effect after commit failed'));
     }

@@ -28,7 +28,7 @@ export function pricingSettings(row: ShopSettings): PricingSettings {
 }
 
 export type SettingsChange = {
-  shopName?: string; currency?: string; shippingFeeDkk?: number; freeShippingThresholdDkk?: number | null; vatRateBasisPoints?: number;
+  shopName?: string; currency?: string; language?: string; shippingFeeDkk?: number; freeShippingThresholdDkk?: number | null; vatRateBasisPoints?: number;
 };
 
 export async function updateSettings(tx: Tx, change: SettingsChange) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../registry/define-tool.ts';
+import { languageTag } from '../schemas/language-tag.ts';
 import { oere } from '../schemas/numbers.ts';
 import { text } from '../schemas/text.ts';
 import { timestamp } from '../schemas/time.ts';
@@ -8,6 +9,9 @@ import { loadSettings, settingsEntity, settingsSnapshot, updateSettings } from '
 const SettingsUpdateInput = z.strictObject({
   shopName: text({ min: 1, max: 200 }).optional(),
   currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as DKK').optional().describe('ISO 4217 code of the currency amounts are in.'),
+  language: languageTag()
+    .optional()
+    .describe('BCP 47 tag of the storefront content (Content-Language and <html lang> of the public pages).'),
   shippingFeeDkk: oere().optional().describe('Shipping fee in øre.'),
   freeShippingThresholdDkk: oere().nullable().optional().describe('Orders whose goods (after discount) reach this many øre ship free; null: never free.'),
   vatRateBasisPoints: z.number().int().min(0).max(10_000).optional().describe('VAT rate in basis points (2500 = 25 %); prices include VAT.'),
@@ -19,6 +23,7 @@ const SettingsUpdateInput = z.strictObject({
 const SettingsOut = z.object({
   shopName: z.string(),
   currency: z.string(),
+  language: z.string(),
   shippingFeeDkk: z.number().int(),
   freeShippingThresholdDkk: z.number().int().nullable(),
   vatRateBasisPoints: z.number().int(),
@@ -29,7 +34,7 @@ export const settingsTools = [
   defineTool({
     name: 'settings.get',
     title: 'Get shop settings',
-    description: 'Returns the shop settings checkout uses: shop name, currency, shipping fee, free-shipping threshold (øre) and VAT rate (basis points; prices include VAT).',
+    description: 'Returns the shop settings: shop name, currency, storefront language, shipping fee, free-shipping threshold (øre) and VAT rate (basis points; prices include VAT).',
     scope: 'settings:read',
     kind: 'read',
     errors: [],

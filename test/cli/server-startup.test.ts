@@ -43,6 +43,7 @@ describe('server start-up output', () => {
       docs: `${base}/docs`,
       openapi: `${base}/openapi.json`,
       mcp: `${base}/api/mcp`,
+      storefront: `${base}/`,
     });
     expect(logs.filter((l) => l.msg === 'incoming request').map((l) => l.req?.url)).toEqual(expect.arrayContaining(['/docs', '/openapi.json']));
   }, 90_000);
@@ -69,6 +70,7 @@ describe('server start-up output', () => {
         ['Reference', `${base}/docs`],
         ['OpenAPI', `${base}/openapi.json`],
         ['MCP', `${base}/api/mcp`],
+        ['Storefront', `${base}/`],
         ['API keys', 'npm run --silent cli -- keys create --help'],
       ]);
       const plain = output.replace(new RegExp(ANSI.source, 'g'), '');
@@ -80,12 +82,11 @@ describe('server start-up output', () => {
     }
   }, 180_000);
 
-  it('lists a place only while its route exists: a storefront at GET / appears by itself; PUBLIC_BASE_URL wins', async () => {
+  it('lists the storefront at GET / with the other places; PUBLIC_BASE_URL wins', async () => {
     let logged = '';
     const logStream = new Writable({ write: (chunk: Buffer, _enc, done) => { logged += chunk.toString(); done(); } });
     const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATABASE_URL: database.url, PUBLIC_BASE_URL: 'https://shop.example.com/' });
     const app = await buildApp(config, { db: database.db, logStream });
-    app.get('/', async () => 'storefront');
     try {
       await app.listen({ host: '127.0.0.1', port: 0 });
       announceStartup(app, config);

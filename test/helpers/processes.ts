@@ -41,15 +41,20 @@ export type ServerProcess = {
 };
 
 /**
- * Runs the server as its own process (`node <args>` in the repository, NODE_ENV=production on 127.0.0.1 and a free
- * port; `env` adds to or overrides that, and a value of undefined removes an inherited variable) and resolves once
- * GET /health answers 200.
+ * Runs the server as its own process (`node <args>` in the repository, or `<command> <args>`; NODE_ENV=production on
+ * 127.0.0.1 and a free port unless env.PORT names one; `env` adds to or overrides that, and a value of undefined
+ * removes an inherited variable) and resolves once GET /health answers 200.
  */
-export async function startServerProcess(args: string[], env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<ServerProcess> {
-  const port = await freePort();
+export async function startServerProcess(
+  args: string[],
+  env: Record<string, string | undefined>,
+  timeoutMs = 60_000,
+  command = process.execPath,
+): Promise<ServerProcess> {
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const merged: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env };
   for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));

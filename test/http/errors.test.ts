@@ -168,8 +168,8 @@ describe('problem+json bodies', () => {
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/v1/tools/no.such_tool' }), 404, 'unknown_tool');
   });
 
-  it('an unknown route is 404 not_found', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/nothing/here?x=1' });
+  it('an unknown route is 404 not_found (outside /api/, for a client that asks for JSON; browsers get the HTML 404 page)', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/nothing/here?x=1', headers: { accept: 'application/json' } });
     const body = expectProblem(res, 404, 'not_found');
     expect(body.instance).toMatch(/^\/nothing\/here#req-/);
     expectProblem(await t.app.inject({ method: 'POST', url: '/api/v2/tools/products.search', payload: {} }), 404, 'not_found');

@@ -16,7 +16,7 @@ it('reads the deny list and refuses entries that are not addresses or CIDR block
     allowPrivate: false,
     denyList: ['203.0.113.0/24', '2001:db8::/32', '198.51.100.7'],
   });
-  expect(() => loadConfig({ OUTBOUND_DENY_LIST: '203.0.113.0/24,intranet' })).toThrow(/OUTBOUND_DENY_LIST: "intranet" is not an IP address/);
+  expect(() => loadConfig({ OUTBOUND_DENY_LIST: '203.0.113.0/24,intranet' })).toThrow(/Invalid setting OUTBOUND_DENY_LIST: expected a comma-separated list of IP addresses and CIDR ranges/);
 });
 
 it('never lets OUTBOUND_ALLOW_PRIVATE on in production', () => {

@@ -15,7 +15,7 @@ beforeEach(async () => {
   await resetTables(t.db, 'ShopSettings', 'FeatureFlag', 'AuditEntry');
 });
 
-const DEFAULTS = { shopName: 'Agent Shop', currency: 'DKK', shippingFeeDkk: 4900, freeShippingThresholdDkk: 50_000, vatRateBasisPoints: 2500 };
+const DEFAULTS = { shopName: 'Agent Shop', currency: 'DKK', language: 'da', shippingFeeDkk: 4900, freeShippingThresholdDkk: 50_000, vatRateBasisPoints: 2500 };
 const getSettings = async () => okResult<Record<string, unknown>>(await t.call('settings.get', {}, key));
 const update = (body: Record<string, unknown>) => t.call('settings.update', body, key);
 
@@ -24,7 +24,7 @@ describe('POST /api/v1/tools/settings.get', () => {
     const results = await concurrently(5, () => t.call('settings.get', {}, key));
     for (const r of results) expect(okResult(r)).toMatchObject(DEFAULTS);
     const result = await getSettings();
-    expect(Object.keys(result).sort()).toEqual(['currency', 'freeShippingThresholdDkk', 'shippingFeeDkk', 'shopName', 'updatedAt', 'vatRateBasisPoints']);
+    expect(Object.keys(result).sort()).toEqual(['currency', 'freeShippingThresholdDkk', 'language', 'shippingFeeDkk', 'shopName', 'updatedAt', 'vatRateBasisPoints']);
     expect(result.updatedAt).toMatch(/Z$/);
     expect(await t.db.shopSettings.count()).toBe(1);
   });
@@ -41,6 +41,7 @@ describe('POST /api/v1/tools/settings.update', () => {
       shopName: 'Brillehuset', shippingFeeDkk: 3900, freeShippingThresholdDkk: null, vatRateBasisPoints: 0, currency: 'EUR',
     });
     expect(await getSettings()).toMatchObject({ shopName: 'Brillehuset', currency: 'EUR', freeShippingThresholdDkk: null });
+    expect(okResult(await update({ language: 'en-GB' }))).toMatchObject({ language: 'en-GB', shopName: 'Brillehuset' });
   });
 
   it('accepts the bounds: fee 0, VAT 10000 bp, amounts up to 2^53 − 1', async () => {
@@ -51,6 +52,7 @@ describe('POST /api/v1/tools/settings.update', () => {
   it.each([
     ['a lower-case currency', { currency: 'dkk' }],
     ['a 4-letter currency', { currency: 'DKKK' }],
+    ['a malformed language tag', { language: 'not a tag' }],
     ['a negative fee', { shippingFeeDkk: -1 }],
     ['a fractional fee', { shippingFeeDkk: 10.5 }],
     ['VAT over 100 %', { vatRateBasisPoints: 10_001 }],

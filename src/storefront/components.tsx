@@ -1,0 +1,81 @@
+import type { CategoryTile, ProductCard } from '../services/storefront.ts';
+import { isShownImage } from './format.ts';
+import { breadcrumbList } from './json-ld.ts';
+import { categoryPath, productPath } from './paths.ts';
+import { absolute, priceOf, type View } from './view.ts';
+
+// Building blocks shared by the pages and the layout sections.
+
+export function ProductGrid({ view, products, columns = 4 }: { view: View; products: readonly ProductCard[]; columns?: number }) {
+  if (products.length === 0) return <p class="empty">No products to show yet.</p>;
+  return (
+    <ul class={`grid cols-${columns}`}>
+      {products.map((p) => (
+        <li>
+          <article class="card">
+            <a href={productPath(p.slug)}>
+              {isShownImage(p.firstImage) ? <img src={p.firstImage} alt={p.name} loading="lazy" width={400} height={400} /> : <div class="placeholder" />}
+              <div class="card-body">
+                <h3>{p.name}</h3>
+                {p.brand ? <p class="brand-name">{p.brand}</p> : null}
+                <p class="price">{priceOf(view, p.priceOere)}</p>
+                <Stock inStock={p.inStock} />
+              </div>
+            </a>
+          </article>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export const Stock = ({ inStock }: { inStock: boolean }) =>
+  inStock ? <p class="stock">In stock</p> : <p class="stock stock--out">Sold out</p>;
+
+export function CategoryTiles({ categories, columns = 3 }: { categories: readonly CategoryTile[]; columns?: number }) {
+  if (categories.length === 0) return null;
+  return (
+    <ul class={`grid grid--tiles cols-${columns}`}>
+      {categories.map((c) => (
+        <li>
+          <a class="tile" href={categoryPath(c.slug)}>
+            <h3>{c.name}</h3>
+            <p>{c.description ?? `${c.liveProducts} products`}</p>
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Questions as native disclosure widgets: an accordion without script. */
+export function FaqList({ items }: { items: readonly { q: string; a: string }[] }) {
+  return (
+    <div class="faq">
+      {items.map((i) => (
+        <details>
+          <summary>{i.q}</summary>
+          <p>{i.a}</p>
+        </details>
+      ))}
+    </div>
+  );
+}
+
+export type Crumb = { name: string; path: string };
+
+/** The visible trail; the last step is the current page. */
+export function Breadcrumbs({ trail }: { trail: readonly Crumb[] }) {
+  return (
+    <nav class="breadcrumbs" aria-label="Breadcrumb">
+      <ol>
+        {trail.map((c, i) => (
+          <li>{i === trail.length - 1 ? <span aria-current="page">{c.name}</span> : <a href={c.path}>{c.name}</a>}</li>
+        ))}
+      </ol>
+    </nav>
+  );
+}
+
+/** The same trail as schema.org BreadcrumbList, with absolute URLs. */
+export const breadcrumbLd = (view: View, trail: readonly Crumb[]) => breadcrumbList(trail.map((c) => ({ name: c.name, url: absolute(view, c.path) })));

@@ -1,0 +1,37 @@
+// The service on a fresh test database, built with the deploy-related dependencies a test chooses (a lifecycle
+// it can set to draining, metrics), since createTestApp builds only the defaults; and the server entry run once
+// with a chosen environment, for start-ups that are meant to fail.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppDeps } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+export type DeployApp = { app: FastifyInstance; database: TestDatabase; close: () => Promise<void> };
+
+export async function createDeployApp(env: Record<string, string> = {}, deps: Omit<AppDeps, 'db'> = {}, database?: TestDatabase): Promise<DeployApp> {
+  const db = database ?? (await createTestDatabase());
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: db.url, ...env });
+  const app = await buildApp(config, { db: db.db, ...deps });
+  await app.ready();
+  return {
+    app,
+    database: db,
+    close: async () => {
+      await app.close();
+      await db.drop();
+    },
+  };
+}
+
+/** `node src/server.ts` with only `env` (plus PATH, HOME and NODE_ENV=production) until it exits by itself. */
+export function runServerUntilExit(env: Record<string, string>): { code: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', ...env },
+    encoding: 'utf8',
+    timeout: 40_000,
+  });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
