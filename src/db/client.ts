@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient, type Prisma } from '../generated/prisma/client.ts';
@@ -14,6 +15,35 @@ export type DbOptions = { connectionString: string; poolMax?: number; onQuery?: 
 /** The pg pool under each client, for hand-written reads outside transactions (see queryRows). */
 const pools = new WeakMap<object, pg.Pool>();
 
+/** The pg connection under each transaction client opened by inTransaction(), for hand-written SQL inside it. */
+const txConnections = new WeakMap<object, pg.PoolClient>();
+
+/** Set by inTransaction() around `$transaction`: receives the connection Prisma takes from the pool for it. */
+const connectionSlot = new AsyncLocalStorage<{ client?: pg.PoolClient }>();
+
+/**
+ * A pg pool that hands the first connection checked out (promise-style) inside inTransaction() to its slot: that is the
+ * one Prisma's adapter starts the interactive transaction on. Everything else is pg.Pool unchanged.
+ */
+class TransactionAwarePool extends pg.Pool {
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
+  override connect(callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void) {
+    if (callback) return super.connect(callback);
+    const slot = connectionSlot.getStore();
+    if (!slot || slot.client) return super.connect();
+    return super.connect().then((client) => {
+      slot.client = client;
+      return client;
+    });
+  }
+}
+
+/** int8 (BIGINT, COUNT) as bigint, as Prisma returns it, so rows read by hand and by Prisma agree. */
+const PG_TYPES = {
+  getTypeParser: (oid: number, format?: string) => (oid === 20 ? BigInt : pg.types.getTypeParser(oid, format as 'text')),
+};
+
 /**
  * Every connection of this process carries this name in pg_stat_activity: operators see which process holds it,
  * and shutdown can tell this process's closing connections from another process's (src/db/open-database.ts).
@@ -21,7 +51,7 @@ const pools = new WeakMap<object, pg.Pool>();
 export const APPLICATION_NAME = `agent-api:${process.pid}`;
 
 export function createDb({ connectionString, poolMax = 10, onQuery }: DbOptions): Db {
-  const pool = new pg.Pool({
+  const pool = new TransactionAwarePool({
     connectionString,
     application_name: APPLICATION_NAME,
     max: poolMax,
@@ -47,8 +77,9 @@ export function poolStats(db: Db): { inUse: number; idle: number; waiting: numbe
 /**
  * Runs hand-written SQL. Outside a transaction it goes straight to the pg pool: the bench measured Prisma's raw-query
  * path at ~2.5 × the Node CPU of `pg` for the same query on the hottest reads (docs/performance.md). Inside a
- * transaction (or on a client that counts queries) it stays on Prisma, so it sees and joins the transaction.
- * BIGINT and COUNT come back as bigint from Prisma and as strings from pg: callers convert with Number().
+ * transaction opened by inTransaction() it runs on that transaction's connection; inside any other transaction (or
+ * on a client that counts queries) it stays on Prisma, which joins the transaction. BIGINT and COUNT come back as
+ * bigint either way.
  *
  * `prepareAs` names a server-side prepared statement (one per pool connection): PostgreSQL then parses and plans the
  * query once, not per call (products.get: 0.20 → 0.045 ms of backend CPU per call, measured). Only for one fixed
@@ -56,8 +87,28 @@ export function poolStats(db: Db): { inUse: number; idle: number; waiting: numbe
  * to a generic plan, which for a value-sensitive filter (a LIKE pattern, a skewed flag) can be the wrong one.
  */
 export async function queryRows<T>(db: Db | Tx, sql: Prisma.Sql, opts: { prepareAs?: string } = {}): Promise<T[]> {
-  const pool = pools.get(db);
-  if (!pool) return (db as Tx).$queryRaw<T[]>(sql);
-  const { rows } = await pool.query({ text: sql.text, values: sql.values, name: opts.prepareAs });
+  const conn = pools.get(db) ?? txConnections.get(db);
+  if (!conn) return (db as Tx).$queryRaw<T[]>(sql);
+  const { rows } = await conn.query({ text: sql.text, values: sql.values, name: opts.prepareAs, types: PG_TYPES });
   return rows as T[];
+}
+
+/** Prisma's defaults (2 s to get a connection) turned a queue of 20 racing checkouts on a pool of 5 into 500s. */
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
+
+/**
+ * `db.$transaction(fn)`, plus: queryRows(tx, …) inside it runs straight on the transaction's pg connection instead
+ * of through Prisma's raw-query path (the write path's hand-written SQL; docs/performance.md). Prisma still begins,
+ * commits and rolls back, and Prisma calls on `tx` run on the same connection, in the same transaction.
+ * Waiting for a pool connection is bounded by the pool's own timeout (503), not by a shorter Prisma default.
+ */
+export function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const slot: { client?: pg.PoolClient } = {};
+  return connectionSlot.run(slot, () =>
+    db.$transaction(async (tx) => {
+      // Not on a client that counts queries (tests): its queries must all pass through Prisma to be counted.
+      if (slot.client && pools.has(db)) txConnections.set(tx, slot.client);
+      return fn(tx);
+    }, TRANSACTION_OPTIONS),
+  );
 }
