@@ -7,7 +7,7 @@ import type { DiscountCode, DiscountType } from '../generated/prisma/client.ts';
 import type { ReversibleEntity } from './reversible.ts';
 
 /** Codes are case-insensitive: stored, compared and returned in upper case. */
-const normalizeCode = (code: string) => code.toUpperCase();
+export const normalizeCode = (code: string) => code.toUpperCase();
 
 /** Why a code cannot be used right now, or null when it can. */
 function discountUnavailableReason(row: DiscountCode | null, now: Date): string | null {
@@ -18,7 +18,7 @@ function discountUnavailableReason(row: DiscountCode | null, now: Date): string 
   return null;
 }
 
-export function discountTerms(row: Pick<DiscountCode, 'type' | 'value'>): DiscountTerms {
+export function discountTerms(row: Pick<DiscountCode, 'type'> & { value: bigint | number }): DiscountTerms {
   return { type: row.type, value: Number(row.value) };
 }
 
@@ -30,22 +30,10 @@ export async function usableDiscount(db: DbClient, code: string): Promise<Discou
   return row;
 }
 
-/**
- * Counts one use of the code, atomically: the conditional UPDATE only matches while the code is active, unexpired
- * and below its usage limit, and concurrent redemptions queue on the row lock and re-check those conditions, so a
- * code is never used more than usageLimit times however many checkouts race for it.
- */
-export async function redeemDiscount(tx: Tx, code: string): Promise<DiscountCode> {
-  const normalized = normalizeCode(code);
-  const [row] = await tx.$queryRaw<DiscountCode[]>`
-    UPDATE "DiscountCode" SET "usageCount" = "usageCount" + 1, "updatedAt" = now()
-    WHERE code = ${normalized} AND active
-      AND ("validUntil" IS NULL OR "validUntil" > now())
-      AND ("usageLimit" IS NULL OR "usageCount" < "usageLimit")
-    RETURNING *`;
-  if (row) return row;
+/** Why a (normalized) code could not be redeemed just now. */
+export async function discountUnavailable(tx: Tx, normalized: string): Promise<AppError> {
   const current = await tx.discountCode.findUnique({ where: { code: normalized } });
-  throw new AppError('discount_unavailable', `Discount code "${normalized}" ${discountUnavailableReason(current, new Date()) ?? 'is used up'}.`);
+  return new AppError('discount_unavailable', `Discount code "${normalized}" ${discountUnavailableReason(current, new Date()) ?? 'is used up'}.`);
 }
 
 /** Gives one use back (a cancelled order); never below zero. */
