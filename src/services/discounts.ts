@@ -1,9 +1,10 @@
-import type { DbClient, Tx } from '../db/client.ts';
+import { queryRows, type DbClient, type Tx } from '../db/client.ts';
+import { newId } from '../db/ids.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
 import type { DiscountTerms } from '../domain/pricing.ts';
 import { reviveSnapshot, type Snapshot } from '../domain/revert.ts';
 import { AppError } from '../errors.ts';
-import type { DiscountCode, DiscountType } from '../generated/prisma/client.ts';
+import { Prisma, type DiscountCode, type DiscountType } from '../generated/prisma/client.ts';
 import type { ReversibleEntity } from './reversible.ts';
 
 /** Codes are case-insensitive: stored, compared and returned in upper case. */
@@ -58,12 +59,16 @@ export async function createDiscount(tx: Tx, input: NewDiscount): Promise<Discou
   const until = validUntil ? new Date(validUntil) : null;
   if (until && until <= new Date()) throw new AppError('invalid_request', 'validUntil: must be in the future.');
   const normalized = normalizeCode(code);
-  if (await tx.discountCode.findUnique({ where: { code: normalized }, select: { id: true } })) {
-    throw new AppError('conflict', `The discount code "${normalized}" already exists.`);
-  }
-  return tx.discountCode.create({
-    data: { code: normalized, type, value: BigInt(value), validUntil: until, usageLimit: usageLimit == null ? null : BigInt(usageLimit) },
-  });
+  const now = new Date();
+  // One statement: a taken code inserts nothing (the unique index decides, also between concurrent creates).
+  const [created] = await queryRows<DiscountCode>(tx, Prisma.sql`
+    INSERT INTO "DiscountCode" (id, code, type, value, "validUntil", "usageLimit", "createdAt", "updatedAt")
+    VALUES (${newId()}, ${normalized}, ${type}::"DiscountType", ${value}::bigint, ${until}, ${usageLimit ?? null}::bigint, ${now}, ${now})
+    ON CONFLICT (code) DO NOTHING
+    RETURNING id, code, type, value, "validUntil", "usageLimit", "usageCount", active, "createdAt", "updatedAt"`,
+  { prepareAs: 'discount_create' });
+  if (!created) throw new AppError('conflict', `The discount code "${normalized}" already exists.`);
+  return created;
 }
 
 /** Sets `active`, or flips it when not given. */
