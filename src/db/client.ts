@@ -1,7 +1,7 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient, type Prisma } from '../generated/prisma/client.ts';
+import { heldConnection, heldConnectionAware } from './held-connection.ts';
 
 export type Db = PrismaClient;
 /** The client handed to code running inside `db.$transaction(async (tx) => …)`. */
@@ -15,30 +15,6 @@ export type DbOptions = { connectionString: string; poolMax?: number; onQuery?: 
 /** The pg pool under each client, for hand-written reads outside transactions (see queryRows). */
 const pools = new WeakMap<object, pg.Pool>();
 
-/** The pg connection under each transaction client opened by inTransaction(), for hand-written SQL inside it. */
-const txConnections = new WeakMap<object, pg.PoolClient>();
-
-/** Set by inTransaction() around `$transaction`: receives the connection Prisma takes from the pool for it. */
-const connectionSlot = new AsyncLocalStorage<{ client?: pg.PoolClient }>();
-
-/**
- * A pg pool that hands the first connection checked out (promise-style) inside inTransaction() to its slot: that is the
- * one Prisma's adapter starts the interactive transaction on. Everything else is pg.Pool unchanged.
- */
-class TransactionAwarePool extends pg.Pool {
-  override connect(): Promise<pg.PoolClient>;
-  override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
-  override connect(callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void) {
-    if (callback) return super.connect(callback);
-    const slot = connectionSlot.getStore();
-    if (!slot || slot.client) return super.connect();
-    return super.connect().then((client) => {
-      slot.client = client;
-      return client;
-    });
-  }
-}
-
 /** int8 (BIGINT, COUNT) as bigint, as Prisma returns it, so rows read by hand and by Prisma agree. */
 const PG_TYPES = {
   getTypeParser: (oid: number, format?: string) => (oid === 20 ? BigInt : pg.types.getTypeParser(oid, format as 'text')),
@@ -51,7 +27,7 @@ const PG_TYPES = {
 export const APPLICATION_NAME = `agent-api:${process.pid}`;
 
 export function createDb({ connectionString, poolMax = 10, onQuery }: DbOptions): Db {
-  const pool = new TransactionAwarePool({
+  const pool = new pg.Pool({
     connectionString,
     application_name: APPLICATION_NAME,
     max: poolMax,
@@ -61,7 +37,7 @@ export function createDb({ connectionString, poolMax = 10, onQuery }: DbOptions)
   });
   // An idle connection dropped by the server must not crash the process; the next query reports the outage.
   pool.on('error', () => {});
-  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
+  const adapter = heldConnectionAware(new PrismaPg(pool, { disposeExternalPool: true }));
   const db = new PrismaClient({ adapter, log: onQuery ? [{ emit: 'event', level: 'query' }] : [] });
   if (onQuery) db.$on('query' as never, onQuery);
   else pools.set(db, pool);
@@ -77,9 +53,8 @@ export function poolStats(db: Db): { inUse: number; idle: number; waiting: numbe
 /**
  * Runs hand-written SQL. Outside a transaction it goes straight to the pg pool: the bench measured Prisma's raw-query
  * path at ~2.5 × the Node CPU of `pg` for the same query on the hottest reads (docs/performance.md). Inside a
- * transaction opened by inTransaction() it runs on that transaction's connection; inside any other transaction (or
- * on a client that counts queries) it stays on Prisma, which joins the transaction. BIGINT and COUNT come back as
- * bigint either way.
+ * write (inTransaction) it runs on the write's connection; on a client that counts queries it stays on Prisma.
+ * BIGINT and COUNT come back as bigint either way.
  *
  * `prepareAs` names a server-side prepared statement (one per pool connection): PostgreSQL then parses and plans the
  * query once, not per call (products.get: 0.20 → 0.045 ms of backend CPU per call, measured). Only for one fixed
@@ -87,7 +62,7 @@ export function poolStats(db: Db): { inUse: number; idle: number; waiting: numbe
  * to a generic plan, which for a value-sensitive filter (a LIKE pattern, a skewed flag) can be the wrong one.
  */
 export async function queryRows<T>(db: Db | Tx, sql: Prisma.Sql, opts: { prepareAs?: string } = {}): Promise<T[]> {
-  const conn = pools.get(db) ?? txConnections.get(db);
+  const conn = heldConnection.getStore()?.client ?? pools.get(db);
   if (!conn) return (db as Tx).$queryRaw<T[]>(sql);
   const { rows } = await conn.query({ text: sql.text, values: sql.values, name: opts.prepareAs, types: PG_TYPES });
   return rows as T[];
@@ -97,18 +72,27 @@ export async function queryRows<T>(db: Db | Tx, sql: Prisma.Sql, opts: { prepare
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
 
 /**
- * `db.$transaction(fn)`, plus: queryRows(tx, …) inside it runs straight on the transaction's pg connection instead
- * of through Prisma's raw-query path (the write path's hand-written SQL; docs/performance.md). Prisma still begins,
- * commits and rolls back, and Prisma calls on `tx` run on the same connection, in the same transaction.
- * Waiting for a pool connection is bounded by the pool's own timeout (503), not by a shorter Prisma default.
+ * Runs a write in one transaction: BEGIN on a pool connection, `fn`, COMMIT (ROLLBACK when it throws). `fn` gets the
+ * client itself; inside it every query — Prisma's and queryRows' hand-written SQL alike — runs on the write's
+ * connection (src/db/held-connection.ts). A plain pg transaction, not Prisma's interactive one: 0.07 against 0.33 ms
+ * of CPU and 0.7 against 2–4 ms of wall time per transaction, measured (docs/performance.md, "Writes").
+ * On a client that counts queries (tests) it is Prisma's `$transaction`, so every query is seen.
  */
-export function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  const slot: { client?: pg.PoolClient } = {};
-  return connectionSlot.run(slot, () =>
-    db.$transaction(async (tx) => {
-      // Not on a client that counts queries (tests): its queries must all pass through Prisma to be counted.
-      if (slot.client && pools.has(db)) txConnections.set(tx, slot.client);
-      return fn(tx);
-    }, TRANSACTION_OPTIONS),
-  );
+export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const pool = pools.get(db);
+  if (!pool) return db.$transaction(fn, TRANSACTION_OPTIONS);
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await heldConnection.run({ client, savepoints: 0 }, () => fn(db));
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch((e: Error) => { broken = e; });
+    throw err;
+  } finally {
+    // A connection that cannot even roll back is dropped, not given back to the pool.
+    client.release(broken);
+  }
 }
