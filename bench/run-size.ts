@@ -130,7 +130,7 @@ export async function runSize(products: number): Promise<SizeResult> {
       const bad = (x: Measurement) => x.non2xx + x.errors + x.timeouts;
       // The hot product: every unit sold is an order line, and stock never went below zero (service and baseline).
       const sold = c.name === C.hot && writes
-        ? [await checkNotOversold(db.url, writes.hot.service.productId, writes.hot.service.stock), await checkNotOversold(db.url, writes.hot.baseline.productId, writes.hot.baseline.stock)]
+        ? [await checkNotOversold(db.url, writes.hot.service), await checkNotOversold(db.url, writes.hot.baseline)]
         : [];
       const failed = bad(s) + (b ? bad(b) : 0) > 0 || sold.some((x) => !x.ok);
       const result: CaseResult = {
@@ -171,7 +171,7 @@ export async function runSize(products: number): Promise<SizeResult> {
   }
 
   const checkout = results.find((r) => r.name === C.checkout && r.status === 'ok');
-  const soaked = checkout?.rps && settings.soakS > 0 ? await soak(db.url, keyId, key, service, checkout.rps) : null;
+  const soaked = writes && checkout?.rps && settings.soakS > 0 ? await soak(db.url, keyId, key, service, checkout.rps, writes.distinctProducts) : null;
 
   // After the run, as the issue asks: the service's memory once every case has gone through it.
   const serviceMemory = memoryOf(service.pid);

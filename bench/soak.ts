@@ -9,7 +9,7 @@ import { autocannonRequest } from './measure.ts';
 import type { Child } from './processes.ts';
 import { memoryOf } from './resources.ts';
 import { settings } from './settings.ts';
-import { checkoutStream, makeCarts, stockedProducts } from './write-cases.ts';
+import { checkoutStream, makeCarts } from './write-cases.ts';
 
 export type SoakWindow = { endS: number; rps: number; p99Ms: number; non2xx: number; rssMb: number | null };
 export type SoakResult = {
@@ -17,12 +17,11 @@ export type SoakResult = {
   rssGrowth: number | null; p99Growth: number | null; failed: number;
 };
 
-export async function soak(url: string, keyId: string, key: string, service: Child, capacityRps: number): Promise<SoakResult> {
+export async function soak(url: string, keyId: string, key: string, service: Child, capacityRps: number, productIds: readonly string[]): Promise<SoakResult> {
   const ratePerS = Math.max(1, Math.floor(capacityRps / 2));
   const windowS = Math.max(5, Math.round(settings.soakS / 10));
   const count = Math.max(2, Math.round(settings.soakS / windowS));
-  const products = await stockedProducts(url, 2_000, 1_000_000_000, 10_000);
-  const carts = await makeCarts(url, keyId, 'soak', Math.ceil(ratePerS * windowS * count * 1.1) + 100, products.ids);
+  const carts = await makeCarts(url, keyId, 'soak', Math.ceil(ratePerS * windowS * count * 1.1) + 100, productIds);
   console.log(`soak: ${ratePerS} checkouts/s (half of ${capacityRps}) for ${windowS * count} s in ${count} windows`);
   const request = autocannonRequest(
     { key: 'soak', server: service, path: '/api/v1/tools/checkout.create_order', bodies: [], auth: true, mcp: false, next: checkoutStream(carts, 'soak') },

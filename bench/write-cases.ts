@@ -47,13 +47,12 @@ export async function makeCarts(url: string, keyId: string, label: string, n: nu
   return Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`);
 }
 
-/** Live products never ordered (a deterministic sample, skipping `skip`), given `stock` units each; ids and slugs. */
+/** Live products (a deterministic sample, skipping `skip`), given `stock` units each; their ids and slugs. */
 export async function stockedProducts(url: string, n: number, stock: number, skip = 0): Promise<{ ids: string[]; slugs: string[] }> {
   return withClient(url, async (c) => {
     const { rows } = await c.query<{ id: string; slug: string }>(
       `UPDATE "Product" SET stock = $3 WHERE id IN (
-         SELECT id FROM "Product" p WHERE "deletedAt" IS NULL AND NOT EXISTS (SELECT FROM "OrderItem" i WHERE i."productId" = p.id)
-         ORDER BY md5(id || 'write') OFFSET $1 LIMIT $2)
+         SELECT id FROM "Product" WHERE "deletedAt" IS NULL ORDER BY md5(id || 'write') OFFSET $1 LIMIT $2)
        RETURNING id, slug`,
       [skip, n, stock],
     );
@@ -102,25 +101,37 @@ export async function checkCheckoutIdentical(
   if (answers[0] !== answers[1]) throw new Error(`service and baseline answer a checkout differently:\n  service:  ${answers[0]}\n  baseline: ${answers[1]}`);
 }
 
-/** After the hot-product run: the units sold (order lines) plus the stock left are exactly the stock it started with. */
-export async function checkNotOversold(url: string, productId: string, initial: number): Promise<{ ok: boolean; detail: string }> {
+type Sales = { stock: string; sold: string; orders: string };
+const salesOf = (c: pg.Client, productId: string) =>
+  c.query<Sales>(
+    `SELECT (SELECT stock FROM "Product" WHERE id = $1) AS stock,
+            (SELECT coalesce(sum(quantity), 0) FROM "OrderItem" WHERE "productId" = $1) AS sold,
+            (SELECT count(DISTINCT "orderId") FROM "OrderItem" WHERE "productId" = $1) AS orders`,
+    [productId],
+  ).then((r) => r.rows[0]);
+
+/** The hot product's units already sold (the seeded orders) before the run: what checkNotOversold starts from. */
+export const soldBefore = (url: string, productId: string) => withClient(url, async (c) => Number((await salesOf(c, productId)).sold));
+
+/**
+ * After the hot-product run: the units it sold (order lines, one unit per order) plus the stock left are exactly
+ * the stock it started with, and the stock never went below zero.
+ */
+export async function checkNotOversold(url: string, hot: { productId: string; stock: number; soldBefore: number }): Promise<{ ok: boolean; detail: string }> {
   return withClient(url, async (c) => {
-    const { rows: [r] } = await c.query<{ stock: string; sold: string; orders: string }>(
-      `SELECT (SELECT stock FROM "Product" WHERE id = $1) AS stock,
-              (SELECT coalesce(sum(quantity), 0) FROM "OrderItem" WHERE "productId" = $1) AS sold,
-              (SELECT count(DISTINCT "orderId") FROM "OrderItem" WHERE "productId" = $1) AS orders`,
-      [productId],
-    );
+    const r = await salesOf(c, hot.productId);
     const stock = Number(r.stock);
-    const sold = Number(r.sold);
-    const ok = stock >= 0 && stock + sold === initial && Number(r.orders) === sold;
-    return { ok, detail: `${ok ? 'not oversold' : 'OVERSOLD OR LOST'}: ${sold} sold in ${r.orders} orders + ${stock} left = ${stock + sold} of ${initial}` };
+    const sold = Number(r.sold) - hot.soldBefore;
+    const ok = stock >= 0 && stock + sold === hot.stock;
+    return { ok, detail: `${ok ? 'not oversold' : 'OVERSOLD OR LOST'}: ${sold} sold + ${stock} left = ${stock + sold} of ${hot.stock}` };
   });
 }
 
 export type WriteFixtures = {
   distinct: { service: string[]; baseline: string[] };
-  hot: Record<'service' | 'baseline', { carts: string[]; productId: string; stock: number }>;
+  /** The products of the service's distinct-product carts (plenty of stock), for the soak's carts. */
+  distinctProducts: string[];
+  hot: Record<'service' | 'baseline', { carts: string[]; productId: string; stock: number; soldBefore: number }>;
   addCarts: string[];
   addSlugs: string[];
   /** Two like carts for the identity check of a checkout. */
@@ -134,6 +145,8 @@ export type WriteFixtures = {
  */
 export async function prepareWrites(url: string, keyId: string): Promise<WriteFixtures> {
   const n = cartsPerLeg();
+  // The shop's settings row, as a shop that sells has one (the service would create it with the same defaults).
+  await withClient(url, (c) => c.query(`INSERT INTO "ShopSettings" (id, "updatedAt") VALUES (1, now()) ON CONFLICT (id) DO NOTHING`));
   const distinct = await stockedProducts(url, 4_000, 1_000_000_000);
   const half = distinct.ids.length / 2;
   const [hotS, hotB] = (await stockedProducts(url, 2, n, 4_000)).ids;
@@ -143,9 +156,10 @@ export async function prepareWrites(url: string, keyId: string): Promise<WriteFi
       service: await makeCarts(url, keyId, 'ds', n, distinct.ids.slice(0, half)),
       baseline: await makeCarts(url, keyId, 'db', n, distinct.ids.slice(half)),
     },
+    distinctProducts: distinct.ids.slice(0, half),
     hot: {
-      service: { carts: await makeCarts(url, keyId, 'hs', n, [hotS]), productId: hotS, stock: n },
-      baseline: { carts: await makeCarts(url, keyId, 'hb', n, [hotB]), productId: hotB, stock: n },
+      service: { carts: await makeCarts(url, keyId, 'hs', n, [hotS]), productId: hotS, stock: n, soldBefore: await soldBefore(url, hotS) },
+      baseline: { carts: await makeCarts(url, keyId, 'hb', n, [hotB]), productId: hotB, stock: n, soldBefore: await soldBefore(url, hotB) },
     },
     addCarts: await makeCarts(url, keyId, 'add', 10_000, []),
     addSlugs,

@@ -6,11 +6,11 @@
 // implementation of the shop's arithmetic.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type pg from 'pg';
+import pg from 'pg';
 import { priceOrder } from '../../src/domain/pricing.ts';
 
 const id = () => `b${randomUUID().replaceAll('-', '').slice(0, 24)}`;
-const INT8 = { getTypeParser: (oid: number) => (oid === 20 ? BigInt : (v: string) => v) };
+const INT8 = { getTypeParser: (oid: number, format?: string) => (oid === 20 ? BigInt : pg.types.getTypeParser(oid, format as 'text')) };
 
 async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
@@ -98,6 +98,7 @@ export function registerWrites(app: FastifyInstance, pool: pg.Pool): void {
         types: INT8,
       });
       if (!cart || !cart.claimed || cart.replay || cart.status !== 'open') throw new Refused(422, `Cart "${b.cartId}" cannot be checked out.`);
+      const { currency: _c, shippingFeeDkk: _f, freeShippingThresholdDkk: _t, vatRateBasisPoints: _v, claimed: _l, replay: _r, ...cartRow } = cart;
       const { rows: taken } = await c.query<{ productId: string; quantity: bigint; slug: string; name: string; priceDkk: bigint; lines: number }>({
         name: 'take',
         text: `WITH lines AS (SELECT "productId", quantity FROM "CartItem" WHERE "cartId" = $1),
@@ -158,7 +159,7 @@ export function registerWrites(app: FastifyInstance, pool: pg.Pool): void {
                SELECT $9, 'bench-baseline', $10, 'checkout.create_order', $11, 200, $12, now() WHERE $10::text IS NOT NULL`,
         values: [
           id(), orderId, order.order, JSON.stringify({ cartId: b.cartId, stockTaken: taken.map((t) => ({ productId: t.productId, quantity: Number(t.quantity) })) }),
-          id(), b.cartId, JSON.stringify({ ...cart, claimed: undefined, replay: undefined, items: taken.map((t) => ({ productId: t.productId, quantity: Number(t.quantity) })) }), order.cart,
+          id(), b.cartId, JSON.stringify({ ...cartRow, items: taken.map((t) => ({ productId: t.productId, quantity: Number(t.quantity) })) }), order.cart,
           id(), typeof key === 'string' ? key : null, b.cartId, JSON.stringify({ ok: true, result: answer }),
         ],
       });
