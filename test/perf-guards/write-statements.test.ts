@@ -5,8 +5,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { makeDiscount, makeProduct } from '../helpers/commerce.ts';
-import { okResult } from '../helpers/content.ts';
+import { okResult } from '../helpers/calls.ts';
+import { CHECKOUT_CONTACT, createCart, makeDiscount, makeProduct } from '../helpers/factories.ts';
 
 let t: TestApp;
 let key: string;
@@ -44,12 +44,9 @@ async function statementsOf(name: string, body: unknown, headers: Record<string,
   }
 }
 
-const CONTACT = { email: 'buyer@example.com', shippingName: 'Ada', shippingAddress: 'Testvej 1', shippingZip: '8000', shippingCity: 'Aarhus' };
+const CONTACT = CHECKOUT_CONTACT;
 
-async function cartOf(...slugs: string[]) {
-  const { cartId } = okResult<{ cartId: string }>(await t.call('cart.create', { items: slugs.map((productSlug) => ({ productSlug, quantity: 1 })) }, key));
-  return cartId;
-}
+const cartOf = async (...slugs: string[]) => (await createCart(t, key, slugs.map((productSlug) => ({ productSlug, quantity: 1 })))).cartId;
 
 describe('statements per write (BEGIN and COMMIT included)', () => {
   it('products.update: 4, and 6 with an Idempotency-Key', async () => {
