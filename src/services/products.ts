@@ -145,6 +145,17 @@ const productOf = (row: Record<string, unknown>, prefix: string) =>
   Object.fromEntries(PRODUCT_COLUMNS.map((c) => [c, row[prefix + c]])) as Product;
 
 /**
+ * One prepared statement per list of patched columns (a handful in practice; the plan is always the slug's index),
+ * named by a counter: PostgreSQL cuts statement names at 63 bytes, too short for the column list itself.
+ */
+const updateStatements = new Map<string, string>();
+const updateStatementName = (columns: string) => {
+  let name = updateStatements.get(columns);
+  if (!name) updateStatements.set(columns, (name = `product_update_${updateStatements.size + 1}`));
+  return name;
+};
+
+/**
  * One statement: the live product is locked by slug (the sub-select's FOR UPDATE), changed, and returned as it was
  * and as it is now — the audit entry's before and after — instead of a read, an update and Prisma's re-read.
  */
@@ -163,7 +174,8 @@ export async function updateProduct(tx: Tx, slugValue: string, patch: Partial<Pr
     UPDATE "Product" p SET ${Prisma.join([...sets, Prisma.sql`"updatedAt" = ${new Date()}`], ', ')}
     FROM (SELECT * FROM "Product" WHERE slug = ${slugValue} AND "deletedAt" IS NULL FOR UPDATE) old
     WHERE p.id = old.id
-    RETURNING ${columnsOf('old', 'b_')}, ${columnsOf('p', 'a_')}`);
+    RETURNING ${columnsOf('old', 'b_')}, ${columnsOf('p', 'a_')}`,
+  { prepareAs: updateStatementName(Object.keys(values).filter((k) => values[k] !== undefined).join(',')) });
   if (!row) throw new AppError('not_found', `No product with slug "${slugValue}".`);
   return { before: productOf(row, 'b_'), after: productOf(row, 'a_') };
 }
