@@ -145,13 +145,14 @@ const productOf = (row: Record<string, unknown>, prefix: string) =>
   Object.fromEntries(PRODUCT_COLUMNS.map((c) => [c, row[prefix + c]])) as Product;
 
 /**
- * One prepared statement per list of patched columns (a handful in practice; the plan is always the slug's index),
- * named by a counter: PostgreSQL cuts statement names at 63 bytes, too short for the column list itself.
+ * One prepared statement per set of patched columns (the plan is always the slug's index), named by a counter:
+ * PostgreSQL cuts statement names at 63 bytes, too short for the column list itself. The first 32 sets seen are
+ * prepared (a handful in practice); any further set runs unnamed, so no caller can grow every connection without end.
  */
 const updateStatements = new Map<string, string>();
-const updateStatementName = (columns: string) => {
+const updateStatementName = (columns: string): string | undefined => {
   let name = updateStatements.get(columns);
-  if (!name) updateStatements.set(columns, (name = `product_update_${updateStatements.size + 1}`));
+  if (!name && updateStatements.size < 32) updateStatements.set(columns, (name = `product_update_${updateStatements.size + 1}`));
   return name;
 };
 
@@ -163,7 +164,7 @@ export async function updateProduct(tx: Tx, slugValue: string, patch: Partial<Pr
   const { categoryId, categorySlug, ...fields } = patch;
   const values: Record<string, unknown> = { ...fields };
   if (categoryId !== undefined || categorySlug !== undefined) values.categoryId = await resolveCategoryId(tx, { categoryId, categorySlug });
-  const sets = Object.entries(values).flatMap(([column, value]) => {
+  const sets = Object.entries(values).sort(([a], [b]) => (a < b ? -1 : 1)).flatMap(([column, value]) => {
     if (value === undefined) return [];
     const type = PATCH_TYPES[column as keyof ProductFields];
     if (type === undefined) throw new Error(`updateProduct cannot set ${column}: give it a type in PATCH_TYPES`);
@@ -175,7 +176,7 @@ export async function updateProduct(tx: Tx, slugValue: string, patch: Partial<Pr
     FROM (SELECT * FROM "Product" WHERE slug = ${slugValue} AND "deletedAt" IS NULL FOR UPDATE) old
     WHERE p.id = old.id
     RETURNING ${columnsOf('old', 'b_')}, ${columnsOf('p', 'a_')}`,
-  { prepareAs: updateStatementName(Object.keys(values).filter((k) => values[k] !== undefined).join(',')) });
+  { prepareAs: updateStatementName(Object.keys(values).filter((k) => values[k] !== undefined).sort().join(',')) });
   if (!row) throw new AppError('not_found', `No product with slug "${slugValue}".`);
   return { before: productOf(row, 'b_'), after: productOf(row, 'a_') };
 }
