@@ -6,7 +6,7 @@ import { AppError, classifyUnknown } from '../errors.ts';
 import {
   claimIdempotencyKey, earlierOutcome, IdempotencyRace, recordOutcome, recordWrite, replay, requestHash, type IdempotencyClaim, type StoredOutcome,
 } from './idempotency.ts';
-import type { Change, Principal, Tool, WriteContext } from './define-tool.ts';
+import type { Change, Principal, Tool, ToolRateLimit, WriteContext } from './define-tool.ts';
 import { problemCodesOf } from './tool-problems.ts';
 
 export type InvokeDeps = { db: Db; config: Config };
