@@ -89,7 +89,8 @@ export function keepProfile(label: string): string | null {
   return kept;
 }
 
-export async function startService(databaseUrl: string, label: string): Promise<Child> {
+/** `extraEnv` overrides the defaults (the webhook bench delivers to a receiver on loopback). */
+export async function startService(databaseUrl: string, label: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Child> {
   const port = await freePort();
   const args = [
     ...settings.serviceNodeArgs,
@@ -107,6 +108,7 @@ export async function startService(databaseUrl: string, label: string): Promise<
     RATE_LIMIT_ANON_MAX: limit,
     RATE_LIMIT_PREAUTH_MAX: limit,
     RATE_LIMIT_AUTH_MAX: limit,
+    ...extraEnv,
   }, port);
 }
 

@@ -9,7 +9,8 @@
 //   4. drive each case with autocannon on loopback (warm-up, then a measured window in rounds interleaved with
 //      the cases it is compared with, 10 connections), recording req/s, latency, and CPU per request;
 //   5. stop both, drop the database (also on failure and Ctrl-C).
-// Then print one table, evaluate the targets of docs/performance.md and write bench/results/latest.json.
+// Then (BENCH_WEBHOOKS=1) the webhook delivery cases (bench/webhooks.ts), print one table, evaluate the targets of docs/performance.md
+// and docs/webhooks.md, and write bench/results/latest.json.
 //
 // Env: DATABASE_URL (server to create bench databases on; default postgresql://postgres@127.0.0.1:5432/postgres),
 // BENCH_SIZES (10000,100000), BENCH_DURATION (10 s measured per case), BENCH_WARMUP (3 s), BENCH_CONNECTIONS (10),
@@ -22,7 +23,8 @@
 // the bench runs first and whose entry it starts),
 // BENCH_SERVICE_LOG=<file> (the service's stdout and stderr, e.g. with BENCH_NODE_ARGS="… --trace-gc"),
 // BENCH_SOAK (600: seconds of the write soak at half the measured checkout capacity; 0 skips it),
-// BENCH_MAX_WRITE_RATE (2500: checkouts per second each checkout leg has carts for).
+// BENCH_MAX_WRITE_RATE (2500: checkouts per second each checkout leg has carts for),
+// BENCH_WEBHOOKS=1 (add the webhook cases).
 //
 // One file per job: settings.ts (env), cleanup.ts, processes.ts (the two servers), resources.ts (CPU and memory
 // from /proc), cases.ts, measure.ts (autocannon rounds), run-size.ts (one catalog size), targets.ts, report.ts.
@@ -36,6 +38,7 @@ import { growthOf, postgresVersion, printGrowth, printTable, printTargets } from
 import { runSize, type SizeResult } from './run-size.ts';
 import { ROOT, START, settings } from './settings.ts';
 import { evaluateTargets } from './targets.ts';
+import { runWebhookBench } from './webhooks.ts';
 
 async function main(): Promise<number> {
   const started = Date.now();
@@ -50,7 +53,8 @@ async function main(): Promise<number> {
   const growth = growthOf(smallest, largest);
   if (sizes.length > 1) printGrowth(growth, smallest, largest);
 
-  const targets = evaluateTargets(largest, smallest);
+  const webhooks = settings.webhooks ? await runWebhookBench() : null;
+  const targets = [...evaluateTargets(largest, smallest), ...(webhooks?.targets ?? [])];
   printTargets(targets, largest.products);
 
   const report = {
@@ -71,6 +75,7 @@ async function main(): Promise<number> {
     targetsMet: targets.filter((t) => t.met === true).length,
     targetsMissed: targets.filter((t) => t.met === false).map((t) => t.name),
     growth,
+    webhooks,
     sizes: sizes.map((s) => ({ products: s.products, seed: s.seed, cases: s.cases, ceiling: s.ceiling, serviceMemory: s.serviceMemory, baselineMemory: s.baselineMemory })),
     durationS: round((Date.now() - started) / 1000, 0),
   };

@@ -36,6 +36,8 @@ export const settings = {
   /** SQL run after the migrations (e.g. an index being considered), before seeding. */
   extraSql: env.BENCH_EXTRA_SQL ? path.resolve(process.cwd(), env.BENCH_EXTRA_SQL) : undefined,
   serviceLog: env.BENCH_SERVICE_LOG ? path.resolve(process.cwd(), env.BENCH_SERVICE_LOG) : undefined,
+  /** BENCH_WEBHOOKS=1 adds the webhook delivery cases (bench/webhooks.ts). */
+  webhooks: env.BENCH_WEBHOOKS === '1',
 };
 if (settings.sizes.length === 0) throw new Error('BENCH_SIZES names no valid size');
 

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { bearerAuthenticator } from './auth/bearer.ts';
 import { KeyStore } from './auth/key-store.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
@@ -14,10 +15,14 @@ import { registerDiscoveryRoutes } from './http/discovery-routes.ts';
 import { fastifyTrustProxy } from './http/trust-proxy.ts';
 import { logTraceparent } from './http/trace-context.ts';
 import { registerMcp } from './mcp/mcp-route.ts';
+import { useResolver } from './events/endpoint-url.ts';
 import { ALLOW_PRIVATE_WARNING } from './outbound/service-client.ts';
 import { setUpImageSearch } from './services/images/index.ts';
+import type { Resolver } from './outbound/safe-fetch.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import { registerStorefront } from './storefront/routes.ts';
+import { registerOAuth } from './oauth/routes.ts';
+import { cimdFetch } from './oauth/cimd-fetch.ts';
 import type { Tool } from './registry/define-tool.ts';
 import { TOOLS } from './tools/index.ts';
 
@@ -27,6 +32,8 @@ export type AppDeps = {
   tools?: readonly Tool[];
   /** An ioredis client for shared rate-limit counters. */
   redis?: unknown;
+  /** Tests point host names at chosen addresses (webhook endpoint URLs are resolved when they are set). */
+  resolve?: Resolver;
   /** Where logs go; pino's JSON lines on stdout when unset (src/log-format.ts picks a human format on a terminal). */
   logStream?: NodeJS.WritableStream;
   /** Set to draining by the shutdown handler; /readyz then answers 503. */
@@ -69,15 +76,22 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   if (config.outbound.allowPrivate) app.log.warn(ALLOW_PRIVATE_WARNING);
   setUpImageSearch(config, { redis: deps.redis, onCacheError: (err) => app.log.warn({ err }, 'image search cache unavailable') });
+  if (deps.resolve) useResolver(config, deps.resolve);
 
   app.setErrorHandler((err, req, reply) => sendProblem(req, reply, err));
 
   const limiters = await createLimiters(app, config, deps.redis);
-  const guard = createRequestGuard(limiters, new KeyStore(deps.db));
+  const keys = new KeyStore(deps.db);
+  const tokens = registerOAuth(app, { config, db: deps.db, keys, fetch: cimdFetch(config) });
+  const authenticate = bearerAuthenticator(keys, tokens, config);
+  const guard = createRequestGuard(limiters, authenticate);
   const invokeDeps = { db: deps.db, config };
 
   registerToolRoutes(app, invokeDeps, tools, guard, limiters);
-  const mcp = registerMcp(app, { deps: invokeDeps, tools, guard, limiters, config });
+  const mcp = registerMcp(app, {
+    deps: invokeDeps, tools, guard, limiters, config,
+    adminGuard: createRequestGuard(limiters, authenticate, { requireCredentials: true }),
+  });
   registerDiscoveryRoutes(app, { config, tools, mcp });
   registerHealthRoutes(app, { db: deps.db, lifecycle: deps.lifecycle ?? { draining: false } });
   const storefront = registerStorefront(app, { db: deps.db, config });

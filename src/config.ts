@@ -10,6 +10,13 @@ const port = z.coerce.number().int().min(0).max(65535);
 
 export const IMAGE_PROVIDERS = ['openverse', 'unsplash', 'pexels'] as const;
 export type ImageProviderName = (typeof IMAGE_PROVIDERS)[number];
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+/** "250ms", "5s", "30m", "2h" → milliseconds. */
+const duration = z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, 'must be a duration such as 250ms, 5s, 30m or 2h').transform((v) => {
+  const [, amount, unit] = /^([\d.]+)(ms|s|m|h)$/.exec(v)!;
+  return Math.round(Number(amount) * DURATION_UNITS_MS[unit as keyof typeof DURATION_UNITS_MS]);
+});
+const durations = z.string().transform((list) => list.split(',').map((d) => d.trim())).pipe(z.array(duration).min(1));
 
 // The only reader of process.env: everything else receives a frozen Config. One flat list, one line per setting:
 // its schema, its default, and (in .describe) what it accepts, which is what a bad value's error message names.
@@ -59,6 +66,13 @@ const ConfigSchema = z.object({
   UNSPLASH_ACCESS_KEY: z.string().min(1).optional().describe('an Unsplash access key'),
   PEXELS_API_URL: z.url().default('https://api.pexels.com').describe('an https URL'),
   PEXELS_API_KEY: z.string().min(1).optional().describe('a Pexels API key'),
+  OAUTH_ISSUER: z.string().url().optional().describe("an external authorization server's issuer URL"),
+  OAUTH_EXTRA_RESOURCES: z.string().default('').describe('a comma-separated list of resource URLs'),
+  WEBHOOK_RETRY_SCHEDULE: durations.prefault('5s,5m,30m,2h,5h,10h').describe('a comma-separated list of durations such as 5s,5m,30m'),
+  WEBHOOK_DISABLE_AFTER: duration.prefault('24h').describe('a duration such as 24h'),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(0).default(16).describe('a whole number of parallel deliveries, 0 or more'),
+  WEBHOOK_POLL_INTERVAL: duration.prefault('250ms').describe('a duration such as 250ms'),
+  WEBHOOK_LEASE: duration.prefault('60s').describe('a duration such as 60s'),
 });
 
 type Settings = z.infer<typeof ConfigSchema>;
@@ -83,6 +97,12 @@ export type Config = Readonly<{
    * and answers as usual; `strict` (the test suite and the fuzzer) answers 500 so the gap cannot go unnoticed.
    */
   toolContracts: 'log' | 'strict';
+  oauth: Readonly<{
+    /** An external authorization server's issuer: set, this service runs none of its own and trusts that one's JWTs. */
+    issuer: string | undefined;
+    /** Other services' resource URLs the built-in authorization server may issue (JWT) access tokens for. */
+    extraResources: readonly string[];
+  }>;
   /** Seals MCP requestState (approval rounds); the same on every instance. Unset: generated once, kept in the database. */
   mcpStateSecret: string | undefined;
   /** The safe outbound HTTP client's address rules (src/outbound). */
@@ -93,6 +113,19 @@ export type Config = Readonly<{
     openverse: Readonly<{ baseUrl: string }>;
     unsplash: Readonly<{ baseUrl: string; accessKey: string | undefined }>;
     pexels: Readonly<{ baseUrl: string; apiKey: string | undefined }>;
+  }>;
+  /** Webhook delivery (docs/webhooks.md). */
+  webhooks: Readonly<{
+    /** Waits before the 2nd, 3rd … attempt (ms); after the last, the delivery is failed. Jitter is added. */
+    retryScheduleMs: readonly number[];
+    /** An endpoint whose deliveries have failed for this long without a success is disabled. */
+    disableAfterMs: number;
+    /** Deliveries in flight per instance; 0: this instance sends none. */
+    concurrency: number;
+    /** How often an idle worker looks for due deliveries. */
+    pollIntervalMs: number;
+    /** How long a claimed delivery is reserved for the instance sending it; longer than the 10 s send timeout. */
+    leaseMs: number;
   }>;
   /** Which peers may tell us the client's address in X-Forwarded-For (false: none, the socket address is the client). */
   trustProxy: TrustProxy;
@@ -132,8 +165,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     dbPoolMax: e.DB_POOL_MAX,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
-    allowedOrigins: Object.freeze(e.ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean)),
     toolContracts: e.TOOL_CONTRACTS,
+    allowedOrigins: Object.freeze(csv(e.ALLOWED_ORIGINS)),
+    oauth: Object.freeze({ issuer: e.OAUTH_ISSUER?.replace(/\/$/, ''), extraResources: Object.freeze(csv(e.OAUTH_EXTRA_RESOURCES)) }),
     mcpStateSecret: e.MCP_STATE_SECRET,
     outbound: Object.freeze({ allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === '1', denyList: Object.freeze(e.OUTBOUND_DENY_LIST) }),
     images: Object.freeze({
@@ -141,6 +175,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       openverse: Object.freeze({ baseUrl: e.OPENVERSE_API_URL.replace(/\/+$/, '') }),
       unsplash: Object.freeze({ baseUrl: e.UNSPLASH_API_URL.replace(/\/+$/, ''), accessKey: e.UNSPLASH_ACCESS_KEY }),
       pexels: Object.freeze({ baseUrl: e.PEXELS_API_URL.replace(/\/+$/, ''), apiKey: e.PEXELS_API_KEY }),
+    }),
+    webhooks: Object.freeze({
+      retryScheduleMs: Object.freeze(e.WEBHOOK_RETRY_SCHEDULE),
+      disableAfterMs: e.WEBHOOK_DISABLE_AFTER,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      pollIntervalMs: e.WEBHOOK_POLL_INTERVAL,
+      leaseMs: e.WEBHOOK_LEASE,
     }),
     trustProxy: e.TRUST_PROXY,
     drainDelayMs: e.DRAIN_DELAY_MS,
@@ -164,4 +205,8 @@ function crossFieldProblems(e: z.infer<typeof ConfigSchema>, nodeEnv: string | u
   if (e.IMAGES_PROVIDER === 'unsplash' && !e.UNSPLASH_ACCESS_KEY) problems.push('UNSPLASH_ACCESS_KEY: required when IMAGES_PROVIDER=unsplash');
   if (e.IMAGES_PROVIDER === 'pexels' && !e.PEXELS_API_KEY) problems.push('PEXELS_API_KEY: required when IMAGES_PROVIDER=pexels');
   return problems;
+}
+
+function csv(value: string): string[] {
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
 }

@@ -7,6 +7,7 @@ export const PROBLEMS = {
   invalid_body: { status: 400, title: 'Body must be a JSON object', resolution: 'Send a JSON object as the body; use {} when the tool takes no fields.' },
   invalid_request: { status: 400, title: 'Invalid request', resolution: 'Fix the fields named in detail; the tool schema is in /openapi.json.' },
   invalid_image_url: { status: 400, title: 'Image URL not allowed', resolution: 'Use a public https:// URL without credentials.' },
+  invalid_webhook_url: { status: 400, title: 'Webhook URL not allowed', resolution: 'Use an https:// URL without credentials whose host resolves to public addresses.' },
   invalid_idempotency_key: { status: 400, title: 'Invalid Idempotency-Key', resolution: 'Send one Idempotency-Key of 1 to 255 visible ASCII characters.' },
   unauthorized: { status: 401, title: 'Unauthorized', resolution: 'Send Authorization: Bearer <API key>; create a key with the CLI (keys create).' },
   insufficient_scope: { status: 403, title: 'Forbidden', resolution: 'Use a key that has the scope named in detail.' },

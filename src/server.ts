@@ -2,6 +2,8 @@ import { buildApp } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
 import { createDb } from './db/client.ts';
 import { openDatabase } from './db/open-database.ts';
+import { startDeliveryWorker } from './events/delivery-worker.ts';
+import { serviceSafeFetch } from './outbound/service-client.ts';
 import { connectRedis } from './db/redis.ts';
 import type { Lifecycle } from './http/health.ts';
 import { createMetrics } from './metrics/metrics.ts';
@@ -56,6 +58,9 @@ try {
   if (redis) closers.push(() => redis.disconnect());
   const metrics = config.metrics ? createMetrics(db) : undefined;
   const app = await buildApp(config, { db, redis, lifecycle, metrics, logStream: await logDestination() });
+  // Closed after the app (closers run in reverse): deliveries in flight finish before the database goes.
+  const webhooks = startDeliveryWorker({ db, config, log: app.log, fetch: serviceSafeFetch(config) });
+  closers.push(() => webhooks.stop());
   // app.close() stops accepting connections and resolves once in-flight requests have been answered.
   closers.push(() => app.close());
   if (metrics && config.metrics) {

@@ -1,12 +1,14 @@
 import { Command, CommanderError } from '@commander-js/extra-typings';
+import { registerGrants } from './commands/grants.ts';
 import { registerKeys } from './commands/keys.ts';
 import { registerMigrate } from './commands/migrate.ts';
+import { registerOAuth } from './commands/oauth.ts';
 import { registerSeed } from './commands/seed.ts';
 import { EXIT_CODES_HELP, exitCodeOf } from './exit-codes.ts';
 import { CLI, examples, printError } from './output.ts';
 
 /** One command group per file; a new group is one file plus one line here. */
-const GROUPS = [registerKeys, registerSeed, registerMigrate];
+const GROUPS = [registerKeys, registerGrants, registerOAuth, registerSeed, registerMigrate];
 
 /**
  * The operator CLI. Settings made on the root before the groups are registered (output, exit override) are
@@ -15,7 +17,7 @@ const GROUPS = [registerKeys, registerSeed, registerMigrate];
 export function buildProgram(): Command {
   const program = new Command()
     .name(CLI)
-    .description('Operate an Agent API installation: API keys, demo data, migrations.')
+    .description('Operate an Agent API installation: API keys, OAuth grants, demo data, migrations.')
     .configureOutput({ outputError: (message) => printError(message) })
     .exitOverride()
     .showSuggestionAfterError()

@@ -23,14 +23,13 @@ export type McpDiscoveryDocuments = {
   serverCard: (baseUrl: string) => object;
   serverCardType: string;
   catalog: (baseUrl: string) => object;
-  protectedResource: (baseUrl: string) => object;
 };
 
 /**
  * Every discovery document, for humans and agents: the RFC 9727 API catalog (which links all the others), the
  * OpenAPI document and its rendered reference at /docs, one page per problem code (the `type` URIs of
- * problem+json), the MCP server card (at its reserved path and the two earlier ones), the MCP catalog and the
- * RFC 9728 protected-resource metadata. All are generated, public, and outside the rate-limit guard.
+ * problem+json), the MCP server card (at its reserved path and the two earlier ones) and the MCP catalog. The RFC 9728
+ * documents come with the OAuth routes (src/oauth/routes.ts). All are generated, public, and outside the rate-limit guard.
  */
 export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Config; tools: readonly Tool[]; mcp: McpDiscoveryDocuments }): void {
   const { config, mcp } = opts;
@@ -72,9 +71,6 @@ export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Co
     app.get(path, async (req, reply) => sendJson(reply.headers(DISCOVERY_HEADERS), type, mcp.serverCard(baseUrlOf(req, config))));
   }
   app.get(PATHS.mcpCatalog, async (req, reply) => sendJson(reply.headers(DISCOVERY_HEADERS), 'application/json', mcp.catalog(baseUrlOf(req, config))));
-  app.get(PATHS.protectedResource, async (req, reply) =>
-    sendJson(reply.headers(DISCOVERY_HEADERS), 'application/json', mcp.protectedResource(baseUrlOf(req, config))),
-  );
 }
 
 /**
@@ -100,6 +96,16 @@ function apiCatalog(base: string, serverCardType: string) {
         'service-meta': [
           { href: `${base}${PATHS.mcpCatalog}`, type: 'application/json' },
           { href: `${base}${PATHS.protectedResource}`, type: 'application/json' },
+        ],
+        'service-doc': [doc],
+      },
+      {
+        // The MCP URL for hosts that sign in with OAuth (its RFC 9728 document is served by src/oauth/routes.ts).
+        anchor: `${base}${PATHS.mcpAdmin}`,
+        'service-desc': [{ href: `${base}${PATHS.mcpServerCard}`, type: serverCardType }],
+        'service-meta': [
+          { href: `${base}${PATHS.mcpCatalog}`, type: 'application/json' },
+          { href: `${base}${PATHS.protectedResource}/admin`, type: 'application/json' },
         ],
         'service-doc': [doc],
       },

@@ -111,9 +111,9 @@ function renderOperation(doc: OpenApiDocument, { path, op }: Operation): string 
     op['x-reversible'] === true ? '<span class="tag">reversible with audit.revert</span>' : '',
     op.deprecated === true ? '<span class="tag deprecated">deprecated</span>' : '',
   ].join('');
-  const body = resolveRef(doc, op.requestBody);
-  const input = asObject(asObject(asObject(body.content)?.['application/json'])?.schema) ?? {};
+  const input = jsonBodySchema(doc, op);
   const inputRows = fieldRows(input);
+  const events = asArray(op['x-events']).map((e) => `<a href="#event-${escapeHtml(String(e))}"><code>${escapeHtml(String(e))}</code></a>`);
   const responses = Object.entries(asObject(op.responses) ?? {}).map(([status, r]) => {
     return `<tr><td>${escapeHtml(status)}</td><td>${inline(asString(resolveRef(doc, r).description) ?? '')}</td></tr>`;
   });
@@ -121,11 +121,32 @@ function renderOperation(doc: OpenApiDocument, { path, op }: Operation): string 
 <h3><code>POST ${escapeHtml(path)}</code> — ${escapeHtml(asString(op.summary) ?? id)}</h3>
 <p>${tags}</p>
 ${prose(asString(op.description) ?? '')}
+${events.length ? `<p>Emits: ${events.join(', ')}</p>` : ''}
 <h4>Input</h4>
 ${inputRows.length ? `<table><tr><th>field</th><th>type</th><th>required</th><th>constraints</th></tr>\n${inputRows.join('\n')}</table>` : '<p>No fields: send <code>{}</code>.</p>'}
 <h4>Responses</h4>
 <table><tr><th>status</th><th>meaning (the problem codes this tool can answer with)</th></tr>\n${responses.join('\n')}</table>
 </section>`;
+}
+
+const jsonBodySchema = (doc: OpenApiDocument, op: Json): Json =>
+  asObject(asObject(asObject(resolveRef(doc, op.requestBody).content)?.['application/json'])?.schema) ?? {};
+
+/** The event catalogue (the document's `webhooks`): what each event means and its payload fields. */
+function renderEvents(doc: OpenApiDocument): string {
+  const events = Object.entries(asObject(doc.webhooks) ?? {}).flatMap(([type, item]) => {
+    const op = asObject(asObject(item)?.post);
+    return op ? [{ type, op }] : [];
+  });
+  const sections = events.map(({ type, op }) => `<section class="op" id="event-${escapeHtml(type)}">
+<h3><code>${escapeHtml(type)}</code></h3>
+${prose(asString(op.description) ?? '')}
+<table><tr><th>field</th><th>type</th><th>required</th><th>constraints</th></tr>\n${fieldRows(jsonBodySchema(doc, op)).join('\n')}</table>
+</section>`);
+  return `<h2 id="events">Events</h2>
+<p>Signed webhooks (Standard Webhooks) for every committed write; subscribe with <a href="#webhooks.create"><code>webhooks.create</code></a>. Each payload is <code>{ id, type, createdAt, data }</code>.</p>
+<nav><ul><li>${events.map(({ type }) => `<a href="#event-${escapeHtml(type)}">${escapeHtml(type)}</a>`).join(', ')}</li></ul></nav>
+${sections.join('\n')}`;
 }
 
 /** The human reference of the API, rendered from the OpenAPI document. */
@@ -152,6 +173,7 @@ ${prose(doc.info.description ?? '')}
 <h2>Tools</h2>
 <nav><ul>${nav.join('\n')}</ul></nav>
 ${ops.map((o) => renderOperation(doc, o)).join('\n')}
+${renderEvents(doc)}
 <section class="op" id="problems"><h2>Problem codes</h2>
 <table><tr><th>code</th><th>status</th><th>title</th></tr>\n${problems.join('\n')}</table></section>`);
 }

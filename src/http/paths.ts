@@ -7,6 +7,8 @@ export const PATHS = {
   apiBase: '/api/v1',
   toolPrefix: '/api/v1/tools/',
   mcp: '/api/mcp',
+  /** The same MCP server for hosts that sign in with OAuth: every request without credentials is a 401. */
+  mcpAdmin: '/api/mcp/admin',
   /** The MCP server card (experimental-ext-server-card). */
   mcpServerCard: '/api/mcp/server-card',
   /** The MCP catalog: the servers this origin hosts, each pointing at its card. */

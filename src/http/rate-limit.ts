@@ -38,7 +38,8 @@ export async function createLimiters(app: FastifyInstance, config: Config, redis
   return {
     anon: make('anon', anonMax, (req) => req.ip),
     preauth: make('preauth', preauthMax, (req) => req.ip),
-    key: make('key', authMax, byKey),
+    // An OAuth grant gets its own budget, apart from its operator key's other grants and direct use.
+    key: make('key', authMax, (req) => (req.principal?.grantId ? `grant:${req.principal.grantId}` : (req.principal?.keyId ?? req.ip))),
     tool: (name, { max, windowSeconds }) => {
       let limiter = toolLimiters.get(name);
       if (!limiter) toolLimiters.set(name, (limiter = make(name, max, byKey, windowSeconds)));

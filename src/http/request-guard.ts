@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { KeyStore } from '../auth/key-store.ts';
+import type { Authenticate } from '../auth/bearer.ts';
 import { AppError } from '../errors.ts';
 import type { Principal } from '../registry/define-tool.ts';
 import { rateLimitHeaders, type LimitState } from './rate-limit-headers.ts';
@@ -12,26 +12,29 @@ declare module 'fastify' {
   }
 }
 
-const INVALID_KEY = 'The API key is missing, malformed, unknown, revoked or expired.';
+const INVALID_KEY = 'The API key or access token is malformed, unknown, revoked or expired.';
+const SIGN_IN_REQUIRED = 'This URL serves signed-in clients only: send an API key or an OAuth access token (see its WWW-Authenticate).';
 const BEARER = /^Bearer ([!-~]+)$/;
 
 /**
  * onRequest guard for tool and MCP routes, before the body is read:
- * no Authorization → anonymous limiter; with one → pre-auth limiter (no database work yet), then the key
- * lookup, then the per-key limiter. The principal (or null) is left on the request for the scope check.
+ * no Authorization → anonymous limiter (or a 401 where credentials are required); with one → pre-auth limiter
+ * (no database work yet), then the key or token lookup, then the per-key (per-grant for tokens) limiter. The
+ * principal (or null) is left on the request for the scope check.
  */
-export function createRequestGuard(limiters: Limiters, keys: KeyStore) {
+export function createRequestGuard(limiters: Limiters, authenticate: Authenticate, opts: { requireCredentials?: boolean } = {}) {
   return async function guard(req: FastifyRequest): Promise<void> {
     req.principal = null;
     req.rateLimits = [];
     const authHeaders = countHeader(req, 'authorization');
     if (authHeaders === 0) {
       await count(req, limiters.anon);
+      if (opts.requireCredentials) throw new AppError('unauthorized', SIGN_IN_REQUIRED, { 'WWW-Authenticate': 'Bearer realm="agent-api"' });
       return;
     }
     await count(req, limiters.preauth);
     const match = authHeaders === 1 ? BEARER.exec(req.headers.authorization ?? '') : null;
-    const principal = match ? await keys.authenticate(match[1]) : null;
+    const principal = match ? await authenticate(match[1], req) : null;
     if (!principal) {
       throw new AppError('unauthorized', INVALID_KEY, { 'WWW-Authenticate': 'Bearer realm="agent-api", error="invalid_token"' });
     }

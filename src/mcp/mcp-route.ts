@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import {
   createMcpHandler,
   isLegacyRequest,
@@ -9,7 +10,6 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
-import { baseUrlOf } from '../http/base-url.ts';
 import type { McpDiscoveryDocuments } from '../http/discovery-routes.ts';
 import { PATHS } from '../http/paths.ts';
 import { problemInstance } from '../http/problem.ts';
@@ -19,10 +19,12 @@ import type { Tool } from '../registry/define-tool.ts';
 import type { InvokeDeps } from '../registry/invoke-tool.ts';
 import { lazyApprovalCodec } from './approval.ts';
 import { createMcpServer, LATEST_LEGACY_VERSION, MCP_PROTOCOL_VERSIONS, type McpRequestScope } from './create-mcp-server.ts';
-import { buildMcpCatalogDocument, buildProtectedResourceMetadata, buildServerCard, SERVER_CARD_TYPE } from './server-card.ts';
+import { buildMcpCatalogDocument, buildServerCard, SERVER_CARD_TYPE } from './server-card.ts';
 import { isObject } from './is-object.ts';
 import { mcpStateSecret } from './state-secret.ts';
 import { buildMcpCatalog, type McpCatalog } from './tool-catalog.ts';
+
+const ToolCallSchema = z.object({ method: z.literal('tools/call'), params: z.object({ name: z.string() }) });
 
 export type McpRouteOptions = {
   deps: InvokeDeps;
@@ -31,6 +33,8 @@ export type McpRouteOptions = {
   guard: ReturnType<typeof createRequestGuard>;
   /** Tools with their own rate limit count against the same limiters over MCP as over REST. */
   limiters: Limiters;
+  /** The guard of the sign-in-only URL: the same, but no credentials is a 401. */
+  adminGuard: ReturnType<typeof createRequestGuard>;
   config: Config;
 };
 
@@ -77,20 +81,6 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
     return transport.handleRequest(request, { parsedBody });
   }
 
-  /** The guard's 401 plus the RFC 9728 pointer MCP clients follow to learn how to authenticate. */
-  async function guardWithResourceMetadata(req: FastifyRequest): Promise<void> {
-    try {
-      await guard(req);
-    } catch (err) {
-      if (!(err instanceof AppError) || err.code !== 'unauthorized') throw err;
-      const challenge = err.headers['WWW-Authenticate'] ?? 'Bearer realm="agent-api"';
-      throw new AppError('unauthorized', err.message, {
-        ...err.headers,
-        'WWW-Authenticate': `${challenge}, resource_metadata="${baseUrlOf(req, config)}${PATHS.protectedResource}"`,
-      });
-    }
-  }
-
   // Origin first (a hostile page gets nothing, not even a key lookup), then auth; the protocol version once the
   // body is read.
   const onRequest = [
@@ -99,10 +89,9 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
         return reply.code(403).send(jsonRpcError(-32000, 'Forbidden origin'));
       }
     },
-    guardWithResourceMetadata,
   ];
 
-  app.post(PATHS.mcp, { onRequest }, async (req, reply) => {
+  const handle = async (req: FastifyRequest, reply: FastifyReply) => {
     const request = webRequestOf(req);
     const { body, nonObjectArguments } = liftNonObjectArguments(req.body);
     const scope: McpRequestScope = {
@@ -133,21 +122,44 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
     reply.code(response.status);
     response.headers.forEach((value, name) => void reply.header(name, value));
     return reply.send(Buffer.from(await response.arrayBuffer()));
-  });
+  };
+  // 401s carry resource_metadata (src/oauth/routes.ts adds it to every challenge on a protected URL).
+  app.post(PATHS.mcp, { onRequest: [...onRequest, guard], preHandler: stepUp }, handle);
+  // The same server for hosts that must sign in: its guard answers every unauthenticated request with 401.
+  app.post(PATHS.mcpAdmin, { onRequest: [...onRequest, opts.adminGuard], preHandler: stepUp }, handle);
+
+  /**
+   * A signed-in OAuth client calling a tool outside its grant gets HTTP 403 insufficient_scope naming the scope,
+   * which MCP hosts answer by asking the operator for more (step-up). API keys keep the in-protocol error result.
+   */
+  async function stepUp(req: FastifyRequest): Promise<void> {
+    if (!req.principal?.grantId) return;
+    const body: unknown = req.body;
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const call = ToolCallSchema.safeParse(message);
+      const tool = call.success ? opts.tools.find((t) => t.name === call.data.params.name) : undefined;
+      if (tool && !tool.anonymous && !req.principal.scopes.has(tool.scope)) {
+        throw new AppError('insufficient_scope', `This grant lacks the scope ${tool.scope} required by ${tool.name}.`, {
+          'WWW-Authenticate': `Bearer realm="agent-api", error="insufficient_scope", scope="${tool.scope}"`,
+        });
+      }
+    }
+  }
 
   // Stateless in both eras: no SSE stream to open with GET and no session to end with DELETE.
-  app.route({
-    method: ['GET', 'DELETE'],
-    url: PATHS.mcp,
-    onRequest,
-    handler: async (_req, reply) => reply.code(405).header('Allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed.')),
-  });
+  for (const [url, urlGuard] of [[PATHS.mcp, guard], [PATHS.mcpAdmin, opts.adminGuard]] as const) {
+    app.route({
+      method: ['GET', 'DELETE'],
+      url,
+      onRequest: [...onRequest, urlGuard],
+      handler: async (_req, reply) => reply.code(405).header('Allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed.')),
+    });
+  }
 
   return {
     serverCard: (baseUrl) => buildServerCard(baseUrl, getCatalog()),
     serverCardType: SERVER_CARD_TYPE,
     catalog: buildMcpCatalogDocument,
-    protectedResource: buildProtectedResourceMetadata,
   };
 }
 

@@ -39,6 +39,13 @@ export function buildServerCard(baseUrl: string, catalog: McpCatalog) {
         ],
         authentication: { required: false, schemes: ['bearer'] },
       },
+      {
+        // The same server for hosts that sign in with OAuth: unauthenticated requests get the 401 that starts it.
+        type: 'streamable-http',
+        url: `${baseUrl}${PATHS.mcpAdmin}`,
+        supportedProtocolVersions: MCP_PROTOCOL_VERSIONS,
+        authentication: { required: true, schemes: ['oauth2', 'bearer'] },
+      },
     ],
     capabilities: SERVER_CAPABILITIES,
     tools: anonymous,
@@ -52,6 +59,7 @@ export function buildServerCard(baseUrl: string, catalog: McpCatalog) {
         leanToolset: `${baseUrl}${PATHS.mcp}?toolset=discovery`,
         scopesSupported: SCOPES,
         protectedResourceMetadata: `${baseUrl}${PATHS.protectedResource}`,
+        signIn: `${baseUrl}${PATHS.mcpAdmin} answers 401 until the host signs in with OAuth (metadata: ${baseUrl}${PATHS.protectedResource}/admin).`,
         openapi: `${baseUrl}${PATHS.openapi}`,
       },
     },
@@ -70,18 +78,15 @@ export function buildMcpCatalogDocument(baseUrl: string) {
         url: `${baseUrl}${PATHS.mcp}`,
         serverCard: { href: `${baseUrl}${PATHS.mcpServerCard}`, type: SERVER_CARD_TYPE },
       },
+      {
+        name: `${serverName(baseUrl)}-signin`,
+        title: `${MCP_SERVER_INFO.title} (sign in with OAuth)`,
+        description: `${DESCRIPTION} Requires signing in: the shop's operator approves the scopes.`,
+        version: MCP_SERVER_INFO.version,
+        url: `${baseUrl}${PATHS.mcpAdmin}`,
+        serverCard: { href: `${baseUrl}${PATHS.mcpServerCard}`, type: SERVER_CARD_TYPE },
+      },
     ],
-  };
-}
-
-/** RFC 9728 protected-resource metadata for /api/mcp: API keys, not OAuth, so no authorization_servers. */
-export function buildProtectedResourceMetadata(baseUrl: string) {
-  return {
-    resource: `${baseUrl}${PATHS.mcp}`,
-    resource_name: MCP_SERVER_INFO.title,
-    bearer_methods_supported: ['header'],
-    scopes_supported: SCOPES,
-    resource_documentation: `${baseUrl}${PATHS.docs}`,
   };
 }
 

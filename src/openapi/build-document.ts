@@ -6,6 +6,8 @@ import type { Tool } from '../registry/define-tool.ts';
 import { deprecationNotice } from '../registry/deprecation-notice.ts';
 import { problemCodesByStatus } from '../registry/tool-problems.ts';
 import { ChangeSchema, resultEnvelope } from '../registry/result-envelope.ts';
+import { eventTypesOf } from '../events/catalogue.ts';
+import { registerWebhooks } from './webhooks.ts';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
 
@@ -130,6 +132,7 @@ export function buildDocument(tools: readonly Tool[]): OpenApiDocument {
 
   const tags = [...new Set(tools.map(domainOf))];
   for (const tool of tools) registry.registerPath(operation(tool));
+  registerWebhooks(registry);
 
   // ProblemDetails is only $ref'd from raw response components, so hand it to the generator explicitly, wrapped:
   // a bare zod 4 object has a `type` property and is mistaken for a definition (zod-to-openapi 9.1.0).
@@ -167,6 +170,7 @@ function operation(tool: Tool): RouteConfig {
     'x-anonymous': tool.anonymous,
     'x-reversible': tool.reversible.length > 0,
     ...(tool.rateLimit ? { 'x-rate-limit': { policy: tool.name, limit: tool.rateLimit.max, windowSeconds: tool.rateLimit.windowSeconds } } : {}),
+    ...(tool.write ? { 'x-events': eventTypesOf(tool) } : {}),
     ...(tool.write ? { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] } : {}),
     request: { body: { required: true, content: { 'application/json': { schema: tool.input } } } },
     responses: { 200: success, ...errorResponses(tool) },

@@ -6,7 +6,8 @@ import type { ProblemCode } from '../errors.ts';
 import type { ReversibleEntity } from '../services/reversible.ts';
 import type { Scope } from './scopes.ts';
 
-export type Principal = { keyId: string; name: string; scopes: ReadonlySet<Scope> };
+/** Who calls: an API key, or an OAuth grant acting for the operator key that approved it (`keyId`). */
+export type Principal = { keyId: string; name: string; scopes: ReadonlySet<Scope>; grantId?: string };
 
 /** One row of the audit diff a write produces; also what a dry run reports as `changes`. */
 export type Change = {

@@ -102,13 +102,13 @@ const jsonOrNull = (v: unknown) => (v === null || v === undefined ? null : JSON.
  */
 export async function recordWrite(
   tx: Tx,
-  write: { apiKeyId: string | null; clientAddress: string; tool: string; entries: readonly AuditRow[]; idempotency: IdempotencyClaim | null; outcome: StoredOutcome },
+  write: { apiKeyId: string | null; grantId: string | null; clientAddress: string; tool: string; entries: readonly AuditRow[]; idempotency: IdempotencyClaim | null; outcome: StoredOutcome },
 ): Promise<void> {
   const at = new Date();
   const { entries, idempotency: idem } = write;
   const audit = Prisma.sql`
-    INSERT INTO "AuditEntry" (id, at, "apiKeyId", "clientAddress", tool, "entityType", "entityId", before, after, meta, "revertOf")
-    SELECT e.id, ${at}, ${write.apiKeyId}, ${write.clientAddress}, ${write.tool}, e."entityType", e."entityId", e.before, e.after, e.meta, e."revertOf"
+    INSERT INTO "AuditEntry" (id, at, "apiKeyId", "grantId", "clientAddress", tool, "entityType", "entityId", before, after, meta, "revertOf")
+    SELECT e.id, ${at}, ${write.apiKeyId}, ${write.grantId}, ${write.clientAddress}, ${write.tool}, e."entityType", e."entityId", e.before, e.after, e.meta, e."revertOf"
     FROM unnest(${entries.map(() => newId())}::text[], ${entries.map((e) => e.entityType)}::text[], ${entries.map((e) => e.entityId)}::text[],
                 ${entries.map((e) => jsonOrNull(e.before))}::jsonb[], ${entries.map((e) => jsonOrNull(e.after))}::jsonb[],
                 ${entries.map((e) => jsonOrNull(e.meta))}::jsonb[], ${entries.map((e) => e.revertOf ?? null)}::text[])

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import { inTransaction, type Db, type Tx } from '../db/client.ts';
 import { AppError, classifyUnknown } from '../errors.ts';
+import { recordEvents } from '../events/outbox.ts';
 import {
   claimIdempotencyKey, earlierOutcome, IdempotencyRace, recordOutcome, recordWrite, replay, requestHash, type IdempotencyClaim, type StoredOutcome,
 } from './idempotency.ts';
@@ -119,12 +120,14 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
       if (dryRun === true) throw new DryRunRollback(shaped);
       await recordWrite(tx, {
         apiKeyId: req.principal?.keyId ?? null,
+        grantId: req.principal?.grantId ?? null,
         clientAddress: req.clientAddress,
         tool: tool.name,
         entries: changes,
         idempotency: idem,
         outcome: { status: 200, body: { ok: true, result: shaped } },
       });
+      await recordEvents(tx, changes, { validate: deps.config.toolContracts === 'strict' });
       return shaped;
     });
     for (const effect of effects) {

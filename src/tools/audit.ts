@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '../registry/define-tool.ts';
 import { revertTargets } from '../registry/reversible.ts';
+import { encodeCursor, pageCursor } from '../schemas/cursor.ts';
 import { limit } from '../schemas/numbers.ts';
 import { text } from '../schemas/text.ts';
 import { timestamp } from '../schemas/time.ts';
@@ -10,6 +11,8 @@ const AuditEntryOut = z.object({
   id: z.string(),
   at: timestamp(),
   apiKeyId: z.string().nullable(),
+  /** Set when the call came with an OAuth access token: the grant that acted for the key. */
+  grantId: z.string().nullable(),
   tool: z.string(),
   entityType: z.string(),
   entityId: z.string(),
@@ -20,20 +23,7 @@ const AuditEntryOut = z.object({
   reversible: z.boolean(),
 });
 
-/** Cursor = the last entry's (at, id), so pages stay stable while new entries arrive. */
-const Cursor = z
-  .string()
-  .max(200)
-  .transform((raw, ctx) => {
-    const decoded = /^(\d{1,15})\.([A-Za-z0-9_-]{1,64})$/.exec(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (!decoded) {
-      ctx.addIssue({ code: 'custom', message: 'is not a cursor returned by audit.list' });
-      return z.NEVER;
-    }
-    return { at: new Date(Number(decoded[1])), id: decoded[2] };
-  });
-
-const encodeCursor = (at: Date, id: string) => Buffer.from(`${at.getTime()}.${id}`).toString('base64url');
+const Cursor = pageCursor('audit.list');
 
 /**
  * The audit tools over the other tools: what audit.revert may undo comes from their `audit.reversible`

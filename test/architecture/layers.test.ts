@@ -54,6 +54,11 @@ const RULES: { layer: string; forbidden: (to: string) => boolean; why: string }[
     forbidden: (to) => ['tools', 'http', 'mcp', 'openapi', 'cli'].includes(layerOf(to)) || to.startsWith('registry/invoke'),
     why: 'services/ are called by tools, the CLI and the bench; they know nothing about transports or tool declarations',
   },
+  {
+    layer: 'events',
+    forbidden: (to) => ['tools', 'http', 'mcp', 'openapi', 'cli'].includes(layerOf(to)) || to.startsWith('registry/'),
+    why: 'events/ (catalogue, outbox, delivery) sit beside services/: the write path and the tools call them, never the reverse',
+  },
 ];
 
 /** Only these may import tool declarations: the registry list itself and its consumers. */

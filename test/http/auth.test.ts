@@ -99,7 +99,9 @@ describe('401 vs 403 for every protected tool of the registry', () => {
 
     const denied = await t.call(tool.name, {}, withoutScope.get(tool.scope));
     const p403 = expectProblem(denied, 403, 'insufficient_scope');
-    expect(denied.headers['www-authenticate']).toBe(`Bearer realm="agent-api", error="insufficient_scope", scope="${tool.scope}"`);
+    expect(denied.headers['www-authenticate']).toBe(
+      `Bearer realm="agent-api", error="insufficient_scope", scope="${tool.scope}", resource_metadata="http://localhost:80/.well-known/oauth-protected-resource/api/v1"`,
+    );
     expect(String(p403.detail)).toContain(tool.scope);
 
     // With exactly its scope the call gets past authorization (an empty body then fails validation or succeeds).

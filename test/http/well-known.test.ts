@@ -48,6 +48,15 @@ describe('GET/HEAD /.well-known/api-catalog', () => {
           ],
           'service-doc': [{ href: `${BASE}/docs`, type: 'text/html' }],
         },
+        {
+          anchor: `${BASE}/api/mcp/admin`,
+          'service-desc': [{ href: `${BASE}/api/mcp/server-card`, type: 'application/mcp-server-card+json' }],
+          'service-meta': [
+            { href: `${BASE}/.well-known/mcp/catalog.json`, type: 'application/json' },
+            { href: `${BASE}/.well-known/oauth-protected-resource/api/mcp/admin`, type: 'application/json' },
+          ],
+          'service-doc': [{ href: `${BASE}/docs`, type: 'text/html' }],
+        },
       ],
     });
   });
@@ -74,7 +83,10 @@ describe('GET/HEAD /.well-known/api-catalog', () => {
       expect(JSON.stringify(res.json())).not.toContain('evil.example');
       expect(res.json().linkset[0].anchor).toBe('https://api.example.com/api/v1');
       const card = await other.app.inject({ method: 'GET', url: '/.well-known/mcp.json', headers: { host: 'evil.example' } });
-      expect(card.json()).toMatchObject({ name: 'com.example.api/agent-api', remotes: [{ url: 'https://api.example.com/api/mcp' }] });
+      expect(card.json()).toMatchObject({
+        name: 'com.example.api/agent-api',
+        remotes: [{ url: 'https://api.example.com/api/mcp' }, { url: 'https://api.example.com/api/mcp/admin' }],
+      });
     } finally {
       await other.close();
     }
@@ -122,7 +134,10 @@ describe('MCP server card', () => {
     const res = await get('/.well-known/mcp/catalog.json');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({
-      servers: [{ name: 'test.shop/agent-api', url: `${BASE}/api/mcp`, serverCard: { href: `${BASE}/api/mcp/server-card`, type: 'application/mcp-server-card+json' } }],
+      servers: [
+        { name: 'test.shop/agent-api', url: `${BASE}/api/mcp`, serverCard: { href: `${BASE}/api/mcp/server-card`, type: 'application/mcp-server-card+json' } },
+        { name: 'test.shop/agent-api-signin', url: `${BASE}/api/mcp/admin`, serverCard: { href: `${BASE}/api/mcp/server-card`, type: 'application/mcp-server-card+json' } },
+      ],
     });
   });
 
@@ -139,6 +154,12 @@ describe('MCP server card', () => {
           supportedProtocolVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'],
           headers: [{ name: 'Authorization', isRequired: false, isSecret: true }],
           authentication: { required: false, schemes: ['bearer'] },
+        },
+        {
+          type: 'streamable-http',
+          url: `${BASE}/api/mcp/admin`,
+          supportedProtocolVersions: expect.arrayContaining(['2025-11-25', '2025-06-18']),
+          authentication: { required: true, schemes: ['oauth2', 'bearer'] },
         },
       ],
       capabilities: { tools: { listChanged: false } },

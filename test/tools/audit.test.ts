@@ -8,7 +8,7 @@ import { createProduct } from '../helpers/factories.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
 type Entry = {
-  id: string; at: string; apiKeyId: string | null; tool: string; entityType: string; entityId: string;
+  id: string; at: string; apiKeyId: string | null; grantId: string | null; tool: string; entityType: string; entityId: string;
   before: Record<string, unknown> | null; after: Record<string, unknown> | null; meta: unknown; revertOf: string | null; reversible: boolean;
 };
 
@@ -73,8 +73,9 @@ describe('audit.list', () => {
     expect(entries.map((e) => e.id)).toEqual(ids);
     expect(nextCursor).toBeNull();
     for (const e of entries) {
-      expect(Object.keys(e).sort()).toEqual(['after', 'apiKeyId', 'at', 'before', 'entityId', 'entityType', 'id', 'meta', 'reversible', 'revertOf', 'tool']);
+      expect(Object.keys(e).sort()).toEqual(['after', 'apiKeyId', 'at', 'before', 'entityId', 'entityType', 'grantId', 'id', 'meta', 'reversible', 'revertOf', 'tool']);
       expect(e.apiKeyId).toBe(keyId);
+      expect(e.grantId).toBeNull();
       expect(e.at).toMatch(/Z$/);
     }
     const del = entries.find((e) => e.tool === 'products.delete')!;

@@ -1,0 +1,46 @@
+import type { Command } from '@commander-js/extra-typings';
+import { listGrants, revokeGrant } from '../../oauth/grant-admin.ts';
+import { withDatabase } from '../database.ts';
+import { CLI, emit, examples, shortTime, table, type Cell } from '../output.ts';
+
+export function registerGrants(program: Command): void {
+  const grants = program
+    .command('grants')
+    .description('List and end what operators approved for OAuth clients (MCP hosts that signed in).')
+    .addHelpText('after', examples(`${CLI} grants list`, `${CLI} grants revoke <id>`));
+
+  grants
+    .command('list')
+    .description('List the active grants: client, operator key, scopes, resource, created, last used.')
+    .option('--json', 'print the grants as one JSON array (ISO 8601 times, null when unset)')
+    .addHelpText('after', examples(`${CLI} grants list`, `${CLI} grants list --json`))
+    .action(async (opts) => {
+      const rows = await withDatabase((db) => listGrants(db));
+      emit(opts.json, rows, () =>
+        rows.length === 0
+          ? 'No active grants. A host gets one when an operator approves it on the consent page.'
+          : table(
+              ['ID', 'CLIENT', 'KEY', 'SCOPES', 'CREATED', 'LAST USED'],
+              rows.map((g): Cell[] => [
+                { text: g.id },
+                { text: g.clientName ? `${g.clientName} (${g.clientId})` : g.clientId },
+                { text: g.apiKeyId },
+                { text: g.scopes.join(',') },
+                { text: shortTime(g.createdAt, '') },
+                { text: shortTime(g.lastUsedAt, 'never') },
+              ]),
+            ),
+      );
+    });
+
+  grants
+    .command('revoke')
+    .description('End a grant; its tokens stop working within 1 s on every instance. Audited.')
+    .argument('<id>', 'the grant id (grants list)')
+    .option('--json', 'print {"id","revoked":true} as one JSON line')
+    .addHelpText('after', examples(`${CLI} grants revoke 5mK2rQ…`))
+    .action(async (id, opts) => {
+      await withDatabase((db) => revokeGrant(db, id));
+      emit(opts.json, { id, revoked: true }, () => `Revoked grant ${id}; its tokens stop working within 1 s.`);
+    });
+}

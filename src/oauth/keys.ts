@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import type { Db } from '../db/client.ts';
+
+/** Signing keys kept for verification after a rotation: the new one signs, the previous one still verifies. */
+const KEPT_PER_USE = 2;
+
+export type AuthorizationServerKeys = {
+  /** Private JWKs, newest first (the library signs with the first key of an algorithm). */
+  signing: JWK[];
+  /** Cookie secrets, newest first (the first signs, all verify). */
+  cookie: string[];
+  /** Changes whenever a rotation happened, so running instances can pick the new keys up. */
+  version: string;
+};
+
+async function newSigningKey(): Promise<{ id: string; material: JWK }> {
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true, modulusLength: 2048 });
+  const jwk = await exportJWK(privateKey);
+  const kid = await calculateJwkThumbprint(jwk);
+  return { id: kid, material: { ...jwk, kid, alg: 'RS256', use: 'sig' } };
+}
+
+function newCookieSecret(): { id: string; material: { secret: string } } {
+  return { id: `cookie-${randomBytes(8).toString('hex')}`, material: { secret: randomBytes(32).toString('base64url') } };
+}
+
+/**
+ * Loads the authorization server's keys from the database, generating them the first time. Every instance reads
+ * the same rows, so tokens and cookies made by one are accepted by all. Two instances starting at once may both
+ * generate a key: both are then valid and the newer one signs.
+ */
+export async function loadKeys(db: Db): Promise<AuthorizationServerKeys> {
+  let rows = await activeKeys(db);
+  if (!rows.some((r) => r.use === 'sig') || !rows.some((r) => r.use === 'cookie')) {
+    await insertKeys(db);
+    rows = await activeKeys(db);
+  }
+  return {
+    signing: rows.filter((r) => r.use === 'sig').map((r) => r.material as JWK),
+    cookie: rows.filter((r) => r.use === 'cookie').map((r) => (r.material as { secret: string }).secret),
+    version: rows.map((r) => r.id).join(','),
+  };
+}
+
+/** A new signing key and cookie secret take over; the previous ones keep verifying, older ones are retired. */
+export async function rotateKeys(db: Db): Promise<{ kid: string; retired: string[] }> {
+  const { signingKid } = await insertKeys(db);
+  const retired: string[] = [];
+  for (const use of ['sig', 'cookie']) {
+    const stale = (await db.oAuthKey.findMany({ where: { use, retiredAt: null }, orderBy: { createdAt: 'desc' }, skip: KEPT_PER_USE, select: { id: true } })).map((r) => r.id);
+    if (stale.length > 0) await db.oAuthKey.updateMany({ where: { id: { in: stale } }, data: { retiredAt: new Date() } });
+    if (use === 'sig') retired.push(...stale);
+  }
+  return { kid: signingKid, retired };
+}
+
+/** The current key set's version, one cheap query: instances poll it to notice a rotation made elsewhere. */
+export async function keysVersion(db: Db): Promise<string> {
+  const rows = await db.oAuthKey.findMany({ where: { retiredAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], select: { id: true } });
+  return rows.map((r) => r.id).join(',');
+}
+
+async function activeKeys(db: Db) {
+  return db.oAuthKey.findMany({ where: { retiredAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] });
+}
+
+async function insertKeys(db: Db): Promise<{ signingKid: string }> {
+  const signing = await newSigningKey();
+  const cookie = newCookieSecret();
+  await db.oAuthKey.createMany({ data: [{ ...signing, use: 'sig' }, { ...cookie, use: 'cookie' }] });
+  return { signingKid: signing.id };
+}

@@ -1,0 +1,25 @@
+import type { Scope } from '../registry/scopes.ts';
+
+/** Each scope in the words the consent page shows a shop owner (typed as a Record so a new scope cannot be missed). */
+export const SCOPE_WORDS: Record<Scope, string> = {
+  'analytics:read': 'See sales and traffic figures',
+  'audit:read': 'Read the history of changes made through the API',
+  'audit:revert': 'Undo changes made through the API',
+  'cart:write': 'Create carts and place orders at checkout',
+  'catalog:read': 'Read the product catalog',
+  'categories:read': 'Read categories',
+  'categories:write': 'Create, change and delete categories',
+  'customer:read': 'See customers and their contact details',
+  'discounts:read': 'See discount codes',
+  'discounts:write': 'Create discount codes and switch them on or off',
+  'features:read': 'See which shop features are switched on',
+  'features:write': 'Switch shop features on and off',
+  'marketing:write': 'Use the marketing tools, such as the stock photo search',
+  'orders:read': 'See orders',
+  'orders:write': 'Move orders between statuses (shipped, refunded, cancelled …)',
+  'pages:read': 'Read pages, layouts and services, drafts included',
+  'pages:write': 'Create, change and delete pages, layouts and services',
+  'products:write': 'Create, change and delete products, with prices, stock and images',
+  'settings:read': 'Read shop settings',
+  'settings:write': 'Change shop settings',
+};

@@ -1,0 +1,224 @@
+import { z } from 'zod';
+import { isEventPattern } from '../events/catalogue.ts';
+import { checkEndpointUrl } from '../events/endpoint-url.ts';
+import { WebhookEndpointObject } from '../events/entity-objects.ts';
+import { defineTool } from '../registry/define-tool.ts';
+import { encodeCursor, pageCursor } from '../schemas/cursor.ts';
+import { limit } from '../schemas/numbers.ts';
+import { text } from '../schemas/text.ts';
+import { timestamp } from '../schemas/time.ts';
+import {
+  createEndpoint, deleteEndpoint, deliveryStats, endpointSnapshot, listDeliveries, listEndpoints, redeliver, rotateSecret, sendTestEvent,
+  updateEndpoint,
+} from '../services/webhooks.ts';
+
+const EndpointId = text({ min: 1, max: 100 }).describe('Endpoint id (we_…).');
+const Url = z.string().max(2048).describe('Public https URL.');
+const Events = z
+  .array(z.string().max(100).refine(isEventPattern, 'must be an event type from the catalogue, "<entity>.*" or "*"'))
+  .min(1)
+  .max(100)
+  .describe('Event types (OpenAPI webhooks), "order.*" or "*".');
+const Description = text({ max: 500 }).nullable();
+
+const Endpoint = WebhookEndpointObject;
+const WithSecret = z.object({
+  endpoint: Endpoint,
+  secret: z.string().describe('whsec_… signing secret, shown only here.'),
+});
+
+const Attempt = z.object({
+  at: timestamp(),
+  statusCode: z.number().int().nullable(),
+  latencyMs: z.number().int(),
+  error: z.string().nullable(),
+  responseBody: z.string().nullable().describe('First 1 KB.'),
+});
+
+const Delivery = z.object({
+  id: z.string(),
+  eventId: z.string().describe('= webhook-id.'),
+  eventType: z.string(),
+  status: z.enum(['pending', 'succeeded', 'failed']),
+  attempts: z.array(Attempt),
+  nextAttemptAt: timestamp().nullable(),
+  createdAt: timestamp(),
+  completedAt: timestamp().nullable(),
+});
+
+export const webhookTools = [
+  defineTool({
+    name: 'webhooks.create',
+    title: 'Create a webhook endpoint',
+    description:
+      'Registers an https URL for signed events (Standard Webhooks). Returns the signing secret once.',
+    scope: 'settings:write',
+    kind: 'write',
+    errors: ['invalid_webhook_url'],
+    audit: { appendOnly: ['webhook_endpoint'] },
+    input: z.strictObject({ url: Url, events: Events, description: Description.optional() }),
+    output: WithSecret,
+    async handler(input, ctx) {
+      const url = await checkEndpointUrl(ctx.config, input.url);
+      const { row, secret } = await createEndpoint(ctx.db, { ...input, url });
+      ctx.audit({ entityType: 'webhook_endpoint', entityId: row.id, before: null, after: endpointSnapshot(row) });
+      return { endpoint: endpointSnapshot(row), secret };
+    },
+  }),
+
+  defineTool({
+    name: 'webhooks.list',
+    title: 'List webhook endpoints',
+    description: 'Lists webhook endpoints, without secrets.',
+    scope: 'settings:read',
+    kind: 'read',
+    errors: [],
+    input: z.strictObject({}),
+    output: z.array(Endpoint),
+    handler: async (_input, ctx) => (await listEndpoints(ctx.db)).map(endpointSnapshot),
+  }),
+
+  defineTool({
+    name: 'webhooks.update',
+    title: 'Update a webhook endpoint',
+    description:
+      'Changes url, events, description or enabled (true re-enables an endpoint disabled after failures).',
+    scope: 'settings:write',
+    kind: 'write',
+    idempotent: true,
+    errors: ['not_found', 'invalid_webhook_url'],
+    audit: { appendOnly: ['webhook_endpoint'] },
+    input: z.strictObject({ id: EndpointId, url: Url.optional(), events: Events.optional(), description: Description.optional(), enabled: z.boolean().optional() }),
+    output: Endpoint,
+    async handler({ id, ...patch }, ctx) {
+      const url = patch.url === undefined ? undefined : await checkEndpointUrl(ctx.config, patch.url);
+      const { before, after } = await updateEndpoint(ctx.db, id, { ...patch, url });
+      ctx.audit({ entityType: 'webhook_endpoint', entityId: id, before: endpointSnapshot(before), after: endpointSnapshot(after) });
+      return endpointSnapshot(after);
+    },
+  }),
+
+  defineTool({
+    name: 'webhooks.delete',
+    title: 'Delete a webhook endpoint',
+    description: 'Deletes an endpoint and its deliveries.',
+    scope: 'settings:write',
+    kind: 'write',
+    destructive: true,
+    requiresConfirm: true,
+    errors: ['not_found'],
+    audit: { appendOnly: ['webhook_endpoint'] },
+    input: z.strictObject({ id: EndpointId }),
+    output: z.object({ ok: z.literal(true), id: z.string() }),
+    async handler({ id }, ctx) {
+      const before = await deleteEndpoint(ctx.db, id);
+      ctx.audit({ entityType: 'webhook_endpoint', entityId: id, before: endpointSnapshot(before), after: null });
+      return { ok: true as const, id };
+    },
+  }),
+
+  defineTool({
+    name: 'webhooks.rotate_secret',
+    title: 'Rotate a webhook signing secret',
+    description:
+      'Returns a new signing secret; the old one also signs for 24 h.',
+    scope: 'settings:write',
+    kind: 'write',
+    errors: ['not_found'],
+    audit: { appendOnly: ['webhook_endpoint'] },
+    input: z.strictObject({ id: EndpointId }),
+    output: WithSecret,
+    async handler({ id }, ctx) {
+      const { before, after, secret } = await rotateSecret(ctx.db, id);
+      ctx.audit({ entityType: 'webhook_endpoint', entityId: id, before: endpointSnapshot(before), after: endpointSnapshot(after) });
+      return { endpoint: endpointSnapshot(after), secret };
+    },
+  }),
+
+  defineTool({
+    name: 'webhooks.send_test',
+    title: 'Send a test event',
+    description: 'Queues a webhook.test event for this endpoint only.',
+    scope: 'settings:write',
+    kind: 'write',
+    errors: ['not_found'],
+    audit: { appendOnly: ['webhook_test'] },
+    input: z.strictObject({ id: EndpointId }),
+    output: z.object({ eventId: z.string(), endpointId: z.string() }),
+    async handler({ id }, ctx) {
+      const { eventId } = await sendTestEvent(ctx.db, id);
+      ctx.audit({ entityType: 'webhook_test', entityId: eventId, before: null, after: { endpointId: id, eventId } });
+      return { eventId, endpointId: id };
+    },
+  }),
+
+  defineTool({
+    name: 'webhooks.list_deliveries',
+    title: 'List an endpoint’s deliveries',
+    description: 'Deliveries to one endpoint, newest first, with their attempts.',
+    scope: 'settings:read',
+    kind: 'read',
+    errors: ['not_found'],
+    input: z.strictObject({
+      endpointId: EndpointId,
+      status: z.enum(['pending', 'succeeded', 'failed']).optional(),
+      eventId: text({ min: 1, max: 100 }).optional(),
+      limit: limit(20),
+      cursor: pageCursor('webhooks.list_deliveries').optional(),
+    }),
+    output: z.object({ deliveries: z.array(Delivery), nextCursor: z.string().nullable() }),
+    async handler(filter, ctx) {
+      const { deliveries, hasMore } = await listDeliveries(ctx.db, filter);
+      const last = deliveries[deliveries.length - 1];
+      return {
+        deliveries: deliveries.map((d) => ({
+          id: d.id,
+          eventId: d.eventId,
+          eventType: d.event.type,
+          status: d.status,
+          attempts: d.attemptLog.map((a) => ({ ...a, at: a.at.toISOString() })),
+          nextAttemptAt: d.status === 'pending' ? d.nextAttemptAt.toISOString() : null,
+          createdAt: d.createdAt.toISOString(),
+          completedAt: d.completedAt?.toISOString() ?? null,
+        })),
+        nextCursor: hasMore && last ? encodeCursor(last.createdAt, last.id) : null,
+      };
+    },
+  }),
+
+  defineTool({
+    name: 'webhooks.redeliver',
+    title: 'Redeliver an event',
+    description: 'Sends one event to one endpoint again (same webhook-id).',
+    scope: 'settings:write',
+    kind: 'write',
+    errors: ['not_found'],
+    audit: { appendOnly: ['webhook_delivery'] },
+    input: z.strictObject({ eventId: text({ min: 1, max: 100 }), endpointId: EndpointId }),
+    output: z.object({ deliveryId: z.string(), eventId: z.string(), endpointId: z.string() }),
+    async handler({ eventId, endpointId }, ctx) {
+      const { delivery } = await redeliver(ctx.db, eventId, endpointId);
+      ctx.audit({ entityType: 'webhook_delivery', entityId: delivery.id, before: null, after: { eventId, endpointId } });
+      return { deliveryId: delivery.id, eventId, endpointId };
+    },
+  }),
+
+  defineTool({
+    name: 'webhooks.stats',
+    title: 'Webhook delivery statistics',
+    description: 'Delivery queue depth and lag across instances.',
+    scope: 'settings:read',
+    kind: 'read',
+    errors: [],
+    input: z.strictObject({}),
+    output: z.object({
+      pending: z.number().int(),
+      due: z.number().int(),
+      lagSeconds: z.number().describe('Wait of the oldest due delivery.'),
+      failedLast24h: z.number().int(),
+      succeededLast24h: z.number().int(),
+      disabledEndpoints: z.number().int(),
+    }),
+    handler: (_input, ctx) => deliveryStats(ctx.db),
+  }),
+];

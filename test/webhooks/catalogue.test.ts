@@ -1,0 +1,42 @@
+// The event catalogue is derived from the registry: every audited entity type has events, every write emits some,
+// and OpenAPI's webhooks and /docs list exactly the catalogue.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { EVENT_DEFINITIONS, entityTypesWithoutEvents, eventTypesOf } from '../../src/events/catalogue.ts';
+import { buildDocument } from '../../src/openapi/build-document.ts';
+import { TOOLS } from '../../src/tools/index.ts';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+
+const writes = TOOLS.filter((tool) => tool.write);
+
+it('every entity type a tool audits has events (or is a documented silent one)', () => {
+  expect(entityTypesWithoutEvents(writes.flatMap((tool) => [...tool.auditedTypes]))).toEqual([]);
+});
+
+it('every write tool emits at least one event type, except webhooks.redeliver (it re-sends an existing event)', () => {
+  const silent = writes.filter((tool) => eventTypesOf(tool).length === 0).map((tool) => tool.name);
+  expect(silent).toEqual(['webhooks.redeliver']);
+});
+
+it('every event type is emitted by some tool or by the delivery worker', () => {
+  const emitted = new Set(writes.flatMap(eventTypesOf));
+  expect(EVENT_DEFINITIONS.map((d) => d.type).filter((type) => !emitted.has(type))).toEqual([]);
+});
+
+it('OpenAPI lists the catalogue under webhooks and each write’s events under x-events', () => {
+  const doc = buildDocument(TOOLS);
+  expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual(EVENT_DEFINITIONS.map((d) => d.type).sort());
+  for (const tool of writes) expect(doc.paths?.[`/api/v1/tools/${tool.name}`]?.post?.['x-events' as never]).toEqual(eventTypesOf(tool));
+});
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t?.close());
+
+it('/docs lists every event with its payload fields', async () => {
+  const html = (await t.app.inject({ method: 'GET', url: '/docs' })).body;
+  for (const d of EVENT_DEFINITIONS) expect(html).toContain(`id="event-${d.type}"`);
+  expect(html).toContain('<code>data.sequence</code>');
+  expect(html).toMatch(/Emits: <a href="#event-product.created">/);
+});
