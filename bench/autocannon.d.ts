@@ -23,6 +23,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     requests?: AutocannonRequest[];
+    /** Requests per second across all connections (default: as fast as the server answers). */
+    overallRate?: number;
     /** Seconds before a request counts as timed out. */
     timeout?: number;
     /** Resolve with the raw result (encoded histograms), to be merged with aggregateResult. */

@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { Child } from './processes.ts';
 import { Q_WORD } from './seed.ts';
 import { LARGEST, settings } from './settings.ts';
+import { addItemStream, checkoutStream, discountStream, type NextRequest, type Stream, type WriteFixtures } from './write-cases.ts';
 
 export type CaseDef = {
   name: string;
@@ -22,6 +23,10 @@ export type CaseDef = {
   group: string;
   /** A storefront page: GET of these paths in turn (no body) instead of POSTs of `bodies` to `path`. */
   pages?: string[];
+  /** Writes that consume state (a cart, a fresh code or Idempotency-Key): each request is the stream's next one. */
+  next?: { service: Stream; baseline?: Stream };
+  /** Connections for this case instead of BENCH_CONNECTIONS. */
+  connections?: number;
 };
 
 export const MCP_ERAS = ['2025-11-25', '2026-07-28'] as const;
@@ -50,6 +55,11 @@ export const C = {
   update: 'products.update (authenticated write)',
   productPage: 'storefront product page (random slugs)',
   categoryPage: 'storefront category page (first page)',
+  replay: 'products.update replayed (same Idempotency-Key)',
+  addItem: 'cart.add_item (authenticated write)',
+  checkout: 'checkout.create_order (distinct products, Idempotency-Key)',
+  hot: 'checkout.create_order (one hot product, 20 connections)',
+  discount: 'discounts.create (authenticated write)',
 } as const;
 
 type Fixtures = { getSlugs: string[]; updateSlugs: string[]; categorySlugs: string[] };
@@ -70,7 +80,7 @@ export async function loadFixtures(url: string): Promise<Fixtures> {
   }
 }
 
-export function buildCases(fx: Fixtures, products: number): CaseDef[] {
+export function buildCases(fx: Fixtures, products: number, writes: WriteFixtures | null): CaseDef[] {
   const tool = (name: string) => `/api/v1/tools/${name}`;
   const json = (v: unknown) => JSON.stringify(v);
   const base = { auth: false, write: false, mcp: false as const, baseline: false, optional: false };
@@ -115,7 +125,37 @@ export function buildCases(fx: Fixtures, products: number): CaseDef[] {
       bodies: fx.updateSlugs.map((slug, i) => json({ slug, patch: { priceDkk: 10_000 + i * 100 } })),
       auth: true,
       write: true,
+      baseline: true,
     });
+    // Measured with products.get: the replay is compared with the cheapest read, in the same rounds.
+    const replayed: NextRequest = { body: json({ slug: fx.updateSlugs[0], patch: { priceDkk: 12_345 } }), headers: { 'idempotency-key': `replay-${Date.now()}` } };
+    cases.push({ ...base, group: 'get', name: C.replay, path: tool('products.update'), bodies: [replayed.body], auth: true, write: true, next: { service: () => replayed } });
+  }
+  if (products === LARGEST && writes) {
+    const write = { ...base, auth: true, write: true };
+    cases.push(
+      { ...write, group: 'add', name: C.addItem, path: tool('cart.add_item'), bodies: [], next: { service: addItemStream(writes.addCarts, writes.addSlugs) } },
+      {
+        ...write,
+        group: 'checkout',
+        name: C.checkout,
+        path: tool('checkout.create_order'),
+        bodies: [],
+        baseline: true,
+        next: { service: checkoutStream(writes.distinct.service, 'distinct-s'), baseline: checkoutStream(writes.distinct.baseline, 'distinct-b') },
+      },
+      {
+        ...write,
+        group: 'hot',
+        name: C.hot,
+        path: tool('checkout.create_order'),
+        bodies: [],
+        baseline: true,
+        connections: 20,
+        next: { service: checkoutStream(writes.hot.service.carts, 'hot-s'), baseline: checkoutStream(writes.hot.baseline.carts, 'hot-b') },
+      },
+      { ...write, group: 'discount', name: C.discount, path: tool('discounts.create'), bodies: [], next: { service: discountStream() } },
+    );
   }
   return settings.caseFilter ? cases.filter((c) => settings.caseFilter!.test(c.name)) : cases;
 }
@@ -140,7 +180,8 @@ export async function probe(c: CaseDef, service: Child, key: string): Promise<{ 
     const res = await fetch(`http://127.0.0.1:${service.port}${c.pages[0]}`);
     return res.status === 200 ? null : { skip: false, reason: `status ${res.status} for GET ${c.pages[0]}` };
   }
-  const res = await post(service.port, c.path, c.bodies[0], headersFor(c, key));
+  const first = c.next ? c.next.service() : { body: c.bodies[0] };
+  const res = await post(service.port, c.path, first.body, { ...headersFor(c, key), ...first.headers });
   const text = res.body.toString();
   if (res.status === 404 && c.optional) return { skip: true, reason: `not available (404 at ${c.path})` };
   if (res.status !== 200) return { skip: false, reason: `status ${res.status}: ${text.slice(0, 300)}` };
@@ -158,11 +199,12 @@ export async function probe(c: CaseDef, service: Child, key: string): Promise<{ 
 }
 
 /** The service and the baseline must answer every body of a baseline case with the very same bytes. */
-export async function checkIdentical(c: CaseDef, service: Child, baseline: Child): Promise<void> {
+export async function checkIdentical(c: CaseDef, service: Child, baseline: Child, key: string): Promise<void> {
+  if (c.next) return; // Stream cases are checked by their own probe (bench/write-cases.ts).
   const sample = c.bodies.length > 50 ? c.bodies.filter((_, i) => i % Math.ceil(c.bodies.length / 50) === 0) : c.bodies;
   for (const body of sample) {
     const [a, b] = await Promise.all([
-      post(service.port, c.path, body, headersFor({ auth: false, mcp: false }, '')),
+      post(service.port, c.path, body, headersFor({ auth: c.auth, mcp: false }, key)),
       post(baseline.port, c.path, body, headersFor({ auth: false, mcp: false }, '')),
     ]);
     if (a.status !== 200 || b.status !== 200 || !a.body.equals(b.body)) {

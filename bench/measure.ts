@@ -8,8 +8,14 @@ import { round } from './format.ts';
 import type { Child } from './processes.ts';
 import { backendCpu, backendCpuDelta, cpuSecondsOf, machineCpu } from './resources.ts';
 import { settings } from './settings.ts';
+import type { Stream } from './write-cases.ts';
 
-export type Leg = { key: string; server: Child; path: string; bodies: string[]; auth: boolean; mcp: McpEra | false; pages?: string[] };
+export type Leg = {
+  key: string; server: Child; path: string; bodies: string[]; auth: boolean; mcp: McpEra | false; pages?: string[];
+  /** Each request taken from this stream instead of the bodies. */
+  next?: Stream;
+  connections?: number;
+};
 
 export type Measurement = {
   rps: number;
@@ -32,13 +38,20 @@ type GroupMeasurement = {
   backgroundCores: number | null;
 };
 
-function autocannonRequest(leg: Leg, key: string): AutocannonRequest {
+export function autocannonRequest(leg: Leg, key: string): AutocannonRequest {
   if (leg.pages) {
     const pages = leg.pages;
     let page = 0;
     return { method: 'GET', path: pages[0], setupRequest: (req) => ({ ...req, path: pages[page++ % pages.length] }) };
   }
   const headers = headersFor(leg, key);
+  const { next: stream } = leg;
+  if (stream) {
+    return { method: 'POST', path: leg.path, headers, setupRequest: (req) => {
+      const r = stream();
+      return { ...req, body: r.body, headers: { ...headers, ...r.headers } };
+    } };
+  }
   if (leg.bodies.length === 1) return { method: 'POST', path: leg.path, headers, body: leg.bodies[0] };
   let next = 0;
   return { method: 'POST', path: leg.path, headers, setupRequest: (req) => ({ ...req, body: leg.bodies[next++ % leg.bodies.length] }) };
@@ -48,7 +61,7 @@ export async function measureGroup(legs: Leg[], key: string, databaseName: strin
   const rounds = Math.max(1, settings.rounds);
   const slice = settings.durationS / rounds;
   const requests = new Map(legs.map((l) => [l.key, autocannonRequest(l, key)]));
-  const opts = (leg: Leg) => ({ url: `http://127.0.0.1:${leg.server.port}`, connections: settings.connections, requests: [requests.get(leg.key)!], timeout: 10 });
+  const opts = (leg: Leg) => ({ url: `http://127.0.0.1:${leg.server.port}`, connections: leg.connections ?? settings.connections, requests: [requests.get(leg.key)!], timeout: 10 });
 
   // Warm-up (JIT, connection pools, PostgreSQL caches), so the measured windows see the steady state.
   for (const leg of legs) {

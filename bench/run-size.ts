@@ -7,15 +7,17 @@ import { createKey } from '../src/auth/key-admin.ts';
 import { createDb } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { SCOPES } from '../src/registry/scopes.ts';
-import { buildCases, checkIdentical, loadFixtures, probe, type CaseDef } from './cases.ts';
+import { buildCases, C, checkIdentical, headersFor, loadFixtures, post, probe, type CaseDef } from './cases.ts';
 import { toolListTokens, type ToolListTokens } from './tool-list-tokens.ts';
 import { registerCleanup } from './cleanup.ts';
 import { pad, round } from './format.ts';
 import { measureGroup, type Leg, type Measurement } from './measure.ts';
 import { keepProfile, startBaseline, startService } from './processes.ts';
 import { memoryOf } from './resources.ts';
+import { soak, type SoakResult } from './soak.ts';
 import { createBenchDatabase, Q_WORD, seedBenchData, type BenchDatabase, type SeedStats } from './seed.ts';
-import { NOISY_CORES, ROOT, settings } from './settings.ts';
+import { LARGEST, NOISY_CORES, ROOT, settings } from './settings.ts';
+import { checkCheckoutIdentical, checkNotOversold, prepareWrites } from './write-cases.ts';
 
 export type CaseResult = {
   name: string;
@@ -28,6 +30,8 @@ export type CaseResult = {
   note?: string;
   kind: 'read' | 'write';
   authenticated: boolean;
+  /** The hot-product case: units sold + stock left = stock at the start, for service and baseline. */
+  stockCheck?: string;
   /** Average CPU cores used by unrelated processes while this case was measured (noise indicator). */
   backgroundCores?: number | null;
   service?: Measurement;
@@ -42,6 +46,7 @@ export type SizeResult = {
   serviceMemory: { rssMb: number; peakRssMb: number } | null;
   baselineMemory: { rssMb: number; peakRssMb: number } | null;
   toolListTokens: ToolListTokens;
+  soak: SoakResult | null;
 };
 
 export async function runSize(products: number): Promise<SizeResult> {
@@ -67,17 +72,31 @@ export async function runSize(products: number): Promise<SizeResult> {
   );
 
   const prisma = createDb({ connectionString: db.url, poolMax: 1 });
-  const { key } = await createKey(prisma, { name: 'bench', scopes: [...SCOPES] });
+  const { key, id: keyId } = await createKey(prisma, { name: 'bench', scopes: [...SCOPES] });
   await prisma.$disconnect();
   const fixtures = await loadFixtures(db.url);
-  const cases = buildCases(fixtures, products);
+  const writeNames = [C.addItem, C.checkout, C.hot, C.discount];
+  const writes = products === LARGEST && (!settings.caseFilter || writeNames.some((n) => settings.caseFilter!.test(n)))
+    ? await prepareWrites(db.url, keyId)
+    : null;
+  const cases = buildCases(fixtures, products, writes);
 
   const service = await startService(db.url, String(products));
   const baseline = await startBaseline(db.url);
   console.log(`service pid ${service.pid} on :${service.port}, baseline pid ${baseline.pid} on :${baseline.port}`);
 
   // Fail loudly before measuring anything: a baseline that answers differently is not a baseline.
-  for (const c of cases.filter((x) => x.baseline)) await checkIdentical(c, service, baseline);
+  for (const c of cases.filter((x) => x.baseline)) await checkIdentical(c, service, baseline, key);
+  if (writes && cases.some((c) => c.name === C.checkout || c.name === C.hot)) {
+    const sides = { service, baseline };
+    await checkCheckoutIdentical(
+      async (side, body, headers) => {
+        const res = await post(sides[side].port, '/api/v1/tools/checkout.create_order', body, { ...headersFor({ auth: true, mcp: false }, key), ...headers });
+        return { status: res.status, body: res.body.toString() };
+      },
+      writes.check,
+    );
+  }
   if (cases.some((c) => c.baseline)) console.log('service and baseline answer byte-identically on every baseline case');
   const listTokens = await toolListTokens(service, key);
 
@@ -99,15 +118,21 @@ export async function runSize(products: number): Promise<SizeResult> {
     }
     if (runnable.length === 0) continue;
     const legs: Leg[] = runnable.flatMap((c) => [
-      { key: `${c.name}|service`, server: service, path: c.path, bodies: c.bodies, auth: c.auth, mcp: c.mcp, pages: c.pages },
-      ...(c.baseline ? [{ key: `${c.name}|baseline`, server: baseline, path: c.path, bodies: c.bodies, auth: false, mcp: false as const }] : []),
+      { key: `${c.name}|service`, server: service, path: c.path, bodies: c.bodies, auth: c.auth, mcp: c.mcp, pages: c.pages, next: c.next?.service, connections: c.connections },
+      ...(c.baseline
+        ? [{ key: `${c.name}|baseline`, server: baseline, path: c.path, bodies: c.bodies, auth: false, mcp: false as const, next: c.next?.baseline, connections: c.connections }]
+        : []),
     ]);
     const m = await measureGroup(legs, key, db.name, [service, baseline]);
     for (const c of runnable) {
       const s = m.legs.get(`${c.name}|service`)!;
       const b = m.legs.get(`${c.name}|baseline`);
       const bad = (x: Measurement) => x.non2xx + x.errors + x.timeouts;
-      const failed = bad(s) + (b ? bad(b) : 0) > 0;
+      // The hot product: every unit sold is an order line, and stock never went below zero (service and baseline).
+      const sold = c.name === C.hot && writes
+        ? [await checkNotOversold(db.url, writes.hot.service), await checkNotOversold(db.url, writes.hot.baseline)]
+        : [];
+      const failed = bad(s) + (b ? bad(b) : 0) > 0 || sold.some((x) => !x.ok);
       const result: CaseResult = {
         name: c.name,
         rps: s.rps,
@@ -117,6 +142,7 @@ export async function runSize(products: number): Promise<SizeResult> {
         ratio: b ? round(s.rps / b.rps, 2) : null,
         status: failed ? 'error' : 'ok',
         ...(failed ? { note: `non-2xx/errors/timeouts: service ${s.non2xx}/${s.errors}/${s.timeouts}${b ? `, baseline ${b.non2xx}/${b.errors}/${b.timeouts}` : ''}` } : {}),
+        ...(sold.length ? { stockCheck: `service ${sold[0].detail}; baseline ${sold[1].detail}` } : {}),
         kind: c.write ? 'write' : 'read',
         authenticated: c.auth,
         backgroundCores: m.backgroundCores,
@@ -129,6 +155,7 @@ export async function runSize(products: number): Promise<SizeResult> {
         `${pad(c.name, 46)} ${pad(String(s.rps), 7, true)} req/s  p50 ${s.p50Ms} ms  p99 ${s.p99Ms} ms` +
           (b ? `  | baseline ${b.rps} req/s p99 ${b.p99Ms} ms → ×${result.ratio}` : '') +
           (m.backgroundCores !== null && m.backgroundCores > NOISY_CORES ? `  (background load ${m.backgroundCores} cores)` : '') +
+          (result.stockCheck ? `  [${result.stockCheck}]` : '') +
           (failed ? `  !! ${result.note}` : ''),
       );
     }
@@ -143,6 +170,9 @@ export async function runSize(products: number): Promise<SizeResult> {
     console.log(`${pad('framework ceiling (constant, same size)', 46)} ${pad(String(ceiling.rps), 7, true)} req/s  p50 ${ceiling.p50Ms} ms  p99 ${ceiling.p99Ms} ms`);
   }
 
+  const checkout = results.find((r) => r.name === C.checkout && r.status === 'ok');
+  const soaked = writes && checkout?.rps && settings.soakS > 0 ? await soak(db.url, keyId, key, service, checkout.rps, writes.distinctProducts) : null;
+
   // After the run, as the issue asks: the service's memory once every case has gone through it.
   const serviceMemory = memoryOf(service.pid);
   const baselineMemory = memoryOf(baseline.pid);
@@ -155,7 +185,7 @@ export async function runSize(products: number): Promise<SizeResult> {
     if (kept) console.log(`CPU profile of the service: ${path.relative(process.cwd(), kept)} (npx tsx bench/profile-summary.ts ${path.relative(process.cwd(), kept)})`);
   }
   await db.drop();
-  return { products, seed, cases: results, ceiling, serviceMemory, baselineMemory, toolListTokens: listTokens };
+  return { products, seed, cases: results, ceiling, serviceMemory, baselineMemory, toolListTokens: listTokens, soak: soaked };
 }
 
 /** CPU milliseconds per request of a case: the service process plus its PostgreSQL backends. */

@@ -22,6 +22,8 @@
 // BENCH_NODE_ARGS (node flags for the service; default: those of `npm start` in package.json, whose build step
 // the bench runs first and whose entry it starts),
 // BENCH_SERVICE_LOG=<file> (the service's stdout and stderr, e.g. with BENCH_NODE_ARGS="… --trace-gc"),
+// BENCH_SOAK (600: seconds of the write soak at half the measured checkout capacity; 0 skips it),
+// BENCH_MAX_WRITE_RATE (2500: checkouts per second each checkout leg has carts for),
 // BENCH_WEBHOOKS=1 (add the webhook cases).
 //
 // One file per job: settings.ts (env), cleanup.ts, processes.ts (the two servers), resources.ts (CPU and memory
@@ -68,6 +70,7 @@ async function main(): Promise<number> {
     peakRssMb: largest.serviceMemory?.peakRssMb ?? null,
     baselineRssMb: largest.baselineMemory?.rssMb ?? null,
     toolListTokens: largest.toolListTokens,
+    soak: largest.soak,
     targets,
     targetsMet: targets.filter((t) => t.met === true).length,
     targetsMissed: targets.filter((t) => t.met === false).map((t) => t.name),

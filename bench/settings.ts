@@ -29,6 +29,8 @@ export const settings = {
   cpuProf: env.BENCH_CPU_PROF === '1',
   out: path.resolve(ROOT, env.BENCH_OUT ?? 'bench/results/latest.json'),
   strict: env.BENCH_STRICT === '1',
+  /** Seconds of the write soak at half of the measured checkout capacity (0: none). */
+  soakS: Number(env.BENCH_SOAK ?? 600),
   /** Extra node flags for the service only (e.g. --max-old-space-size=256, as an operator would set them). */
   serviceNodeArgs: env.BENCH_NODE_ARGS !== undefined ? env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : START.nodeFlags,
   /** SQL run after the migrations (e.g. an index being considered), before seeding. */

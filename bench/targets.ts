@@ -34,6 +34,26 @@ export function evaluateTargets(main: SizeResult, smallest: SizeResult | undefin
   for (const era of MCP_ERAS) pair(`MCP tools/call ≥ 0.8 × REST (${C.mcp(era)} / ${C.searchNone})`, C.mcp(era), C.searchNone, 0.8);
   pair(`storefront product page ≥ 0.7 × products.get (${C.productPage} / ${C.get})`, C.productPage, C.get, 0.7);
   pair(`authenticated read ≥ 0.85 × anonymous (${C.searchAuth} / ${C.searchNone})`, C.searchAuth, C.searchNone, 0.85);
+  // Writes (at the largest catalog).
+  const absolute = (name: string, label: string, test: (c: NonNullable<ReturnType<typeof ok>>) => number | null, threshold: string, met: (v: number) => boolean) => {
+    const c = byName.get(name);
+    if (!c) return;
+    const value = c.status === 'ok' ? test(c) : null;
+    out.push({ name: `${name}: ${label}`, value, threshold, met: value === null ? null : met(value), ...(c.status !== 'ok' ? { note: c.status } : {}) });
+  };
+  if (byName.has(C.update)) ratioTarget(C.update, 0.6);
+  absolute(C.update, 'req/s', (c) => c.rps, '≥ 1200', (v) => v >= 1200);
+  absolute(C.update, 'p99', (c) => c.p99Ms, '< 30 ms', (v) => v < 30);
+  absolute(C.checkout, 'orders/s', (c) => c.rps, '≥ 600', (v) => v >= 600);
+  absolute(C.checkout, 'p99', (c) => c.p99Ms, '< 60 ms', (v) => v < 60);
+  absolute(C.hot, 'orders/s', (c) => c.rps, '≥ 300', (v) => v >= 300);
+  absolute(C.hot, 'p99', (c) => c.p99Ms, '< 150 ms', (v) => v < 150);
+  absolute(C.addItem, 'req/s', (c) => c.rps, '≥ 1000', (v) => v >= 1000);
+  if (byName.has(C.replay)) pair(`idempotent replay ≥ 0.8 × products.get (${C.replay} / ${C.get})`, C.replay, C.get, 0.8);
+  if (main.soak) {
+    out.push({ name: `soak (${main.soak.seconds} s at ${main.soak.ratePerS}/s): RSS end ÷ start`, value: main.soak.rssGrowth, threshold: '≤ 1.1', met: main.soak.rssGrowth === null ? null : main.soak.rssGrowth <= 1.1 && main.soak.failed === 0 });
+    out.push({ name: `soak (${main.soak.seconds} s at ${main.soak.ratePerS}/s): p99 end ÷ start`, value: main.soak.p99Growth, threshold: '≤ 1.2', met: main.soak.p99Growth === null ? null : main.soak.p99Growth <= 1.2 && main.soak.failed === 0 });
+  }
   const rss = main.serviceMemory?.rssMb ?? null;
   out.push({ name: 'service RSS after the run < 250 MB', value: rss, threshold: '< 250 MB', met: rss === null ? null : rss < 250 });
   if (smallest && smallest.products !== main.products) {

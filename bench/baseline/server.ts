@@ -1,6 +1,8 @@
 // The raw baseline of `npm run bench`: what a careful engineer would hand-write with the same stack (Fastify 5 +
-// `pg`) to answer products.search and products.get, and nothing else. No registry, zod, Prisma, auth, rate
-// limiting or audit: it is the practical limit the service is measured against, so it must stay minimal.
+// `pg`) to answer products.search, products.get,
+// products.update and checkout.create_order, and nothing else. No registry, zod, Prisma, auth, rate
+// limiting: it is the practical limit the service is measured against, so it must stay minimal. Its writes
+// (bench/baseline/writes.ts) do write their audit entries and idempotency record, in the same transaction.
 // It answers with byte-identical JSON to the service on the same data (bench/run.ts checks this before
 // measuring), which pins down the semantics: same filters, same order (newest first, then id descending), same
 // limit, same envelope {ok:true,result}, same field order.
@@ -14,6 +16,7 @@
 // Prints `listening <port>` on stdout when ready.
 import Fastify from 'fastify';
 import pg from 'pg';
+import { registerWrites } from './writes.ts';
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) throw new Error('DATABASE_URL is required');
@@ -160,6 +163,8 @@ app.post<{ Body: { slug: string } }>('/api/v1/tools/products.get', { schema: get
 // Computed once at start-up from the data, so it has exactly the size of the unfiltered search answer.
 const constant = JSON.stringify({ ok: true, result: await search({}) });
 app.post('/ceiling', async (_req, reply) => reply.type('application/json; charset=utf-8').send(constant));
+
+registerWrites(app, pool);
 
 app.get('/health', async () => ({ ok: true }));
 

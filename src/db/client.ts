@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient, type Prisma } from '../generated/prisma/client.ts';
+import { heldConnection, heldConnectionAware } from './held-connection.ts';
 
 export type Db = PrismaClient;
 /** The client handed to code running inside `db.$transaction(async (tx) => …)`. */
@@ -13,6 +14,11 @@ export type DbOptions = { connectionString: string; poolMax?: number; onQuery?: 
 
 /** The pg pool under each client, for hand-written reads outside transactions (see queryRows). */
 const pools = new WeakMap<object, pg.Pool>();
+
+/** int8 (BIGINT, COUNT) as bigint, as Prisma returns it, so rows read by hand and by Prisma agree. */
+const PG_TYPES = {
+  getTypeParser: (oid: number, format?: string) => (oid === 20 ? BigInt : pg.types.getTypeParser(oid, format as 'text')),
+};
 
 /**
  * Every connection of this process carries this name in pg_stat_activity: operators see which process holds it,
@@ -31,7 +37,7 @@ export function createDb({ connectionString, poolMax = 10, onQuery }: DbOptions)
   });
   // An idle connection dropped by the server must not crash the process; the next query reports the outage.
   pool.on('error', () => {});
-  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
+  const adapter = heldConnectionAware(new PrismaPg(pool, { disposeExternalPool: true }));
   const db = new PrismaClient({ adapter, log: onQuery ? [{ emit: 'event', level: 'query' }] : [] });
   if (onQuery) db.$on('query' as never, onQuery);
   else pools.set(db, pool);
@@ -47,8 +53,8 @@ export function poolStats(db: Db): { inUse: number; idle: number; waiting: numbe
 /**
  * Runs hand-written SQL. Outside a transaction it goes straight to the pg pool: the bench measured Prisma's raw-query
  * path at ~2.5 × the Node CPU of `pg` for the same query on the hottest reads (docs/performance.md). Inside a
- * transaction (or on a client that counts queries) it stays on Prisma, so it sees and joins the transaction.
- * BIGINT and COUNT come back as bigint from Prisma and as strings from pg: callers convert with Number().
+ * write (inTransaction) it runs on the write's connection; on a client that counts queries it stays on Prisma.
+ * BIGINT and COUNT come back as bigint either way.
  *
  * `prepareAs` names a server-side prepared statement (one per pool connection): PostgreSQL then parses and plans the
  * query once, not per call (products.get: 0.20 → 0.045 ms of backend CPU per call, measured). Only for one fixed
@@ -56,8 +62,37 @@ export function poolStats(db: Db): { inUse: number; idle: number; waiting: numbe
  * to a generic plan, which for a value-sensitive filter (a LIKE pattern, a skewed flag) can be the wrong one.
  */
 export async function queryRows<T>(db: Db | Tx, sql: Prisma.Sql, opts: { prepareAs?: string } = {}): Promise<T[]> {
-  const pool = pools.get(db);
-  if (!pool) return (db as Tx).$queryRaw<T[]>(sql);
-  const { rows } = await pool.query({ text: sql.text, values: sql.values, name: opts.prepareAs });
+  const conn = heldConnection.getStore()?.client ?? pools.get(db);
+  if (!conn) return (db as Tx).$queryRaw<T[]>(sql);
+  const { rows } = await conn.query({ text: sql.text, values: sql.values, name: opts.prepareAs, types: PG_TYPES });
   return rows as T[];
+}
+
+/** Prisma's defaults (2 s to get a connection) turned a queue of 20 racing checkouts on a pool of 5 into 500s. */
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
+
+/**
+ * Runs a write in one transaction: BEGIN on a pool connection, `fn`, COMMIT (ROLLBACK when it throws). `fn` gets the
+ * client itself; inside it every query — Prisma's and queryRows' hand-written SQL alike — runs on the write's
+ * connection (src/db/held-connection.ts). A plain pg transaction, not Prisma's interactive one: 0.07 against 0.33 ms
+ * of CPU and 0.7 against 2–4 ms of wall time per transaction, measured (docs/performance.md, "Writes").
+ * On a client that counts queries (tests) it is Prisma's `$transaction`, so every query is seen.
+ */
+export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const pool = pools.get(db);
+  if (!pool) return db.$transaction(fn, TRANSACTION_OPTIONS);
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await heldConnection.run({ client, savepoints: 0 }, () => fn(db));
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch((e: Error) => { broken = e; });
+    throw err;
+  } finally {
+    // A connection that cannot even roll back is dropped, not given back to the pool.
+    client.release(broken);
+  }
 }

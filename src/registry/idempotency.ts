@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Tx } from '../db/client.ts';
+import { queryRows, type Db, type Tx } from '../db/client.ts';
+import { newId } from '../db/ids.ts';
+import { plainJson } from '../domain/json-snapshot.ts';
+import { Prisma } from '../generated/prisma/client.ts';
 import { AppError, type ProblemCode } from '../errors.ts';
 import { toJsonValue } from '../db/json-value.ts';
 
@@ -44,27 +47,92 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/**
- * Claims the key inside the write's transaction. A transaction-scoped advisory lock makes a concurrent retry
- * fail fast with 409 instead of running the write twice; a finished earlier call is replayed (or refused with 422
- * when its arguments differed).
- */
-export async function claimIdempotencyKey(tx: Tx, claim: IdempotencyClaim): Promise<StoredOutcome | null> {
-  const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`
-    SELECT pg_try_advisory_xact_lock(hashtextextended(${`${claim.apiKeyId}:${claim.key}`}, 0)) AS locked`;
-  if (!locked) throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still running.');
-  const existing = await tx.idempotencyRecord.findUnique({ where: { apiKeyId_key: { apiKeyId: claim.apiKeyId, key: claim.key } } });
-  if (!existing) return null;
-  if (existing.createdAt.getTime() < Date.now() - IDEMPOTENCY_TTL_MS) {
-    await tx.idempotencyRecord.delete({ where: { id: existing.id } });
-    return null;
-  }
-  if (existing.requestHash !== claim.requestHash) {
+type RecordRow = { requestHash: string; statusCode: number | null; response: unknown; createdAt: Date };
+
+/** A stored outcome for the claim's key, or null when there is none or it has expired; 422 when the arguments differ. */
+function outcomeOf(row: RecordRow | undefined, claim: IdempotencyClaim): StoredOutcome | null {
+  if (!row || row.createdAt.getTime() < Date.now() - IDEMPOTENCY_TTL_MS) return null;
+  if (row.requestHash !== claim.requestHash) {
     throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key.');
   }
-  return { status: existing.statusCode ?? 200, body: existing.response } as StoredOutcome;
+  return { status: row.statusCode ?? 200, body: row.response } as StoredOutcome;
 }
 
+/**
+ * The outcome of an earlier call with this key, read without a transaction: a record is only ever written with its
+ * final outcome, in the transaction of the call, so one that is visible is final. A replay then costs one indexed
+ * read; a first call goes on to claim the key inside its transaction.
+ */
+export async function earlierOutcome(db: Db, claim: IdempotencyClaim): Promise<StoredOutcome | null> {
+  const [row] = await queryRows<RecordRow>(db, Prisma.sql`
+    SELECT "requestHash", "statusCode", response, "createdAt" FROM "IdempotencyRecord" WHERE "apiKeyId" = ${claim.apiKeyId} AND key = ${claim.key}`,
+  { prepareAs: 'idempotency_find' });
+  return outcomeOf(row, claim);
+}
+
+/**
+ * Claims the key inside the write's transaction, in one statement: a transaction-scoped advisory lock makes a
+ * concurrent retry fail fast with 409 instead of running the write twice, and a finished earlier call is replayed
+ * (or refused with 422 when its arguments differed). The record is read in the snapshot the statement started
+ * with, so a call that committed between that snapshot and the lock is not seen here; recordWrite() then finds its
+ * key taken and the call is retried (IdempotencyRace), which replays it.
+ */
+export async function claimIdempotencyKey(tx: Tx, claim: IdempotencyClaim): Promise<StoredOutcome | null> {
+  const [row] = await queryRows<RecordRow & { locked: boolean; id: string | null }>(tx, Prisma.sql`
+    SELECT pg_try_advisory_xact_lock(hashtextextended(${`${claim.apiKeyId}:${claim.key}`}, 0)) AS locked,
+           r.id, r."requestHash", r."statusCode", r.response, r."createdAt"
+    FROM (VALUES (1)) AS one LEFT JOIN "IdempotencyRecord" r ON r."apiKeyId" = ${claim.apiKeyId} AND r.key = ${claim.key}`,
+  { prepareAs: 'idempotency_claim' });
+  if (!row.locked) throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still running.');
+  if (row.id === null) return null;
+  const outcome = outcomeOf(row, claim);
+  if (!outcome) await queryRows(tx, Prisma.sql`DELETE FROM "IdempotencyRecord" WHERE id = ${row.id}`);
+  return outcome;
+}
+
+/** Thrown when the key was taken by a call that committed after this one claimed it: the call is run again. */
+export class IdempotencyRace extends Error {}
+
+export type AuditRow = {
+  entityType: string; entityId: string; before: unknown; after: unknown; meta?: unknown; revertOf?: string;
+};
+
+const jsonOrNull = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(plainJson(v)));
+
+/**
+ * Everything a write leaves besides its own rows, in ONE statement at the end of its transaction: the audit entries
+ * and, with an Idempotency-Key, the outcome stored for replays. (Further per-write records, such as outgoing
+ * events, belong in this same statement as one more CTE.)
+ */
+export async function recordWrite(
+  tx: Tx,
+  write: { apiKeyId: string | null; grantId: string | null; clientAddress: string; tool: string; entries: readonly AuditRow[]; idempotency: IdempotencyClaim | null; outcome: StoredOutcome },
+): Promise<void> {
+  const at = new Date();
+  const { entries, idempotency: idem } = write;
+  const audit = Prisma.sql`
+    INSERT INTO "AuditEntry" (id, at, "apiKeyId", "grantId", "clientAddress", tool, "entityType", "entityId", before, after, meta, "revertOf")
+    SELECT e.id, ${at}, ${write.apiKeyId}, ${write.grantId}, ${write.clientAddress}, ${write.tool}, e."entityType", e."entityId", e.before, e.after, e.meta, e."revertOf"
+    FROM unnest(${entries.map(() => newId())}::text[], ${entries.map((e) => e.entityType)}::text[], ${entries.map((e) => e.entityId)}::text[],
+                ${entries.map((e) => jsonOrNull(e.before))}::jsonb[], ${entries.map((e) => jsonOrNull(e.after))}::jsonb[],
+                ${entries.map((e) => jsonOrNull(e.meta))}::jsonb[], ${entries.map((e) => e.revertOf ?? null)}::text[])
+         AS e(id, "entityType", "entityId", before, after, meta, "revertOf")`;
+  if (!idem) {
+    if (entries.length > 0) await queryRows(tx, audit, { prepareAs: 'record_audit' });
+    return;
+  }
+  const record = Prisma.sql`
+    INSERT INTO "IdempotencyRecord" (id, "apiKeyId", key, tool, "requestHash", "statusCode", response, "createdAt", "completedAt")
+    VALUES (${newId()}, ${idem.apiKeyId}, ${idem.key}, ${idem.tool}, ${idem.requestHash}, ${write.outcome.status},
+            ${JSON.stringify(write.outcome.body)}::jsonb, ${at}, ${at})
+    ON CONFLICT ("apiKeyId", key) DO NOTHING RETURNING id`;
+  const stored = entries.length > 0
+    ? await queryRows(tx, Prisma.sql`WITH audit AS (${audit}) ${record}`, { prepareAs: 'record_audit_idempotency' })
+    : await queryRows(tx, record, { prepareAs: 'record_idempotency' });
+  if (stored.length === 0) throw new IdempotencyRace();
+}
+
+/** The outcome of a call that failed after it began executing, stored outside its (rolled back) transaction. */
 export async function recordOutcome(db: Pick<Tx, 'idempotencyRecord'>, claim: IdempotencyClaim, outcome: StoredOutcome): Promise<void> {
   await db.idempotencyRecord.upsert({
     where: { apiKeyId_key: { apiKeyId: claim.apiKeyId, key: claim.key } },

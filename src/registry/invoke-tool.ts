@@ -2,11 +2,12 @@ import { problemOfIssues } from '../schemas/domain-issue.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
-import type { Db, Tx } from '../db/client.ts';
+import { inTransaction, type Db, type Tx } from '../db/client.ts';
 import { AppError, classifyUnknown } from '../errors.ts';
-import { toJsonValue } from '../db/json-value.ts';
 import { recordEvents } from '../events/outbox.ts';
-import { claimIdempotencyKey, recordOutcome, replay, requestHash, type IdempotencyClaim, type StoredOutcome } from './idempotency.ts';
+import {
+  claimIdempotencyKey, earlierOutcome, IdempotencyRace, recordOutcome, recordWrite, replay, requestHash, type IdempotencyClaim, type StoredOutcome,
+} from './idempotency.ts';
 import type { Change, Principal, Tool, ToolRateLimit, WriteContext } from './define-tool.ts';
 import { problemCodesOf } from './tool-problems.ts';
 
@@ -29,13 +30,6 @@ export type InvokeRequest = {
 export type InvokeResult =
   | { ok: true; result: unknown; replayed?: true }
   | { ok: true; result: unknown; dryRun: true; changes: Change[]; replayed?: undefined };
-
-/**
- * Prisma's defaults (2 s to get a connection, 5 s to finish) turned a burst of writes queuing on one row into 500s
- * under load. A write waits for a connection as long as the pool does (src/db/client.ts: 5 s, then 503), and may
- * take 15 s in all, lock waits included.
- */
-const TRANSACTION_LIMITS = { maxWait: 5_000, timeout: 15_000 };
 
 /** Thrown to roll a dry run's transaction back once the handler has produced its result. */
 class DryRunRollback {
@@ -112,9 +106,13 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
     req.idempotencyKey && req.principal && dryRun !== true
       ? { apiKeyId: req.principal.keyId, key: req.idempotencyKey, tool: tool.name, requestHash: requestHash(tool.name, req.body) }
       : null;
+  if (idem) {
+    const earlier = await earlierOutcome(deps.db, idem);
+    if (earlier) return replay(earlier);
+  }
   let executing = false;
   try {
-    const result = await deps.db.$transaction(async (tx) => {
+    const result = await inTransaction(deps.db, async (tx) => {
       if (idem) {
         const earlier = await claimIdempotencyKey(tx, idem);
         if (earlier) throw new Replay(earlier);
@@ -122,26 +120,18 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
       executing = true;
       const shaped = shapeOutput(tool, await tool.handler(args, writeContext(tx)));
       if (dryRun === true) throw new DryRunRollback(shaped);
-      if (changes.length > 0) {
-        await tx.auditEntry.createMany({
-          data: changes.map((c) => ({
-            apiKeyId: req.principal?.keyId ?? null,
-            clientAddress: req.clientAddress,
-            grantId: req.principal?.grantId ?? null,
-            tool: tool.name,
-            entityType: c.entityType,
-            entityId: c.entityId,
-            before: toJsonValue(c.before),
-            after: toJsonValue(c.after),
-            meta: toJsonValue(c.meta),
-            revertOf: c.revertOf ?? null,
-          })),
-        });
-        await recordEvents(tx, changes, { validate: deps.config.toolContracts === 'strict' });
-      }
-      if (idem) await recordOutcome(tx, idem, { status: 200, body: { ok: true, result: shaped } });
+      await recordWrite(tx, {
+        apiKeyId: req.principal?.keyId ?? null,
+        grantId: req.principal?.grantId ?? null,
+        clientAddress: req.clientAddress,
+        tool: tool.name,
+        entries: changes,
+        idempotency: idem,
+        outcome: { status: 200, body: { ok: true, result: shaped } },
+      });
+      await recordEvents(tx, changes, { validate: deps.config.toolContracts === 'strict' });
       return shaped;
-    }, TRANSACTION_LIMITS);
+    });
     for (const effect of effects) {
       effect().catch((err: unknown) => req.log.warn({ err, tool: tool.name }, 'effect after commit failed'));
     }
@@ -149,6 +139,8 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
   } catch (err) {
     if (err instanceof DryRunRollback) return { ok: true, result: err.result, dryRun: true, changes };
     if (err instanceof Replay) return replay(err.outcome);
+    // Another call with this key committed between this one's claim and its end: its outcome is now visible.
+    if (err instanceof IdempotencyRace) return run(deps, req);
     // A domain failure after execution began is remembered too, so a retry gets the same answer (Stripe's rule);
     // the write itself was rolled back. Infrastructure failures (5xx) stay retryable.
     if (idem && executing && err instanceof AppError && err.status < 500) {

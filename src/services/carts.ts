@@ -1,64 +1,90 @@
-import type { DbClient, Tx } from '../db/client.ts';
+import { queryRows, type DbClient, type Tx } from '../db/client.ts';
+import { newId } from '../db/ids.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
-import { priceOrder } from '../domain/pricing.ts';
+import { priceOrder, type PricingSettings } from '../domain/pricing.ts';
 import { AppError } from '../errors.ts';
-import type { Cart } from '../generated/prisma/client.ts';
+import { Prisma, type Cart, type DiscountCode } from '../generated/prisma/client.ts';
 import { MAX_INT } from '../schemas/numbers.ts';
 import { discountTerms, usableDiscount } from './discounts.ts';
 import { loadSettings, pricingSettings } from './settings.ts';
 
-/** A cart of the calling key. Another key's cart is reported as missing, so cart ids reveal nothing. */
-export async function findCart(db: DbClient, keyId: string, cartId: string): Promise<Cart> {
-  const cart = await db.cart.findUnique({ where: { id: cartId } });
+/** A cart line with what the priced cart shows of its product. */
+export type CartLine = {
+  id: string; productId: string; quantity: bigint; slug: string; name: string; priceDkk: bigint; stock: bigint; deletedAt: Date | null;
+};
+
+/** What pricing a cart or an order needs of the shop's settings. */
+export type ShopTerms = { currency: string; pricing: PricingSettings };
+
+const CART_COLUMNS = Prisma.sql`c.id, c."apiKeyId", c.email, c."discountCode", c.status, c."orderId", c."createdAt", c."updatedAt"`;
+const LINE_COLUMNS = Prisma.sql`l.id, l."productId", l.quantity, p.slug, p.name, p."priceDkk", p.stock, p."deletedAt"`;
+
+function ownCart(cart: Cart | undefined, keyId: string, cartId: string): Cart {
   if (!cart || cart.apiKeyId !== keyId) throw new AppError('not_found', `No cart with id "${cartId}".`);
   return cart;
+}
+
+/** A cart of the calling key. Another key's cart is reported as missing, so cart ids reveal nothing. */
+export async function findCart(db: DbClient, keyId: string, cartId: string): Promise<Cart> {
+  const [cart] = await queryRows<Cart>(db, Prisma.sql`SELECT ${CART_COLUMNS} FROM "Cart" c WHERE c.id = ${cartId}`, { prepareAs: 'cart_find' });
+  return ownCart(cart, keyId, cartId);
+}
+
+type TermsRow = { settingsId: number | null; currency: string; shippingFeeDkk: bigint; freeShippingThresholdDkk: bigint | null; vatRateBasisPoints: number };
+
+async function termsOf(db: DbClient, row: TermsRow): Promise<ShopTerms> {
+  // No settings row yet: loadSettings creates it with the schema's defaults (once per database).
+  const settings = row.settingsId === null ? await loadSettings(db) : row;
+  return { currency: settings.currency, pricing: pricingSettings(settings) };
 }
 
 /**
  * Locks the cart row for the rest of the transaction and checks it is still open: every change to a cart and its
  * checkout queue on this lock, so an item added while a checkout runs cannot slip past it, and a cart is checked out
- * at most once.
+ * at most once. The shop's pricing terms come with it, in the same statement.
  */
-export async function lockOpenCart(tx: Tx, keyId: string, cartId: string): Promise<Cart> {
-  await tx.$queryRaw`SELECT id FROM "Cart" WHERE id = ${cartId} FOR UPDATE`;
-  const cart = await findCart(tx, keyId, cartId);
+export async function lockOpenCart(tx: Tx, keyId: string, cartId: string): Promise<{ cart: Cart; terms: ShopTerms }> {
+  const [row] = await queryRows<Cart & TermsRow>(tx, Prisma.sql`
+    SELECT ${CART_COLUMNS}, s.id AS "settingsId", s.currency, s."shippingFeeDkk", s."freeShippingThresholdDkk", s."vatRateBasisPoints"
+    FROM "Cart" c LEFT JOIN "ShopSettings" s ON s.id = 1
+    WHERE c.id = ${cartId} FOR UPDATE OF c`, { prepareAs: 'cart_lock' });
+  const { settingsId, currency, shippingFeeDkk, freeShippingThresholdDkk, vatRateBasisPoints, ...cartColumns } = row ?? ({} as Cart & TermsRow);
+  const cart = ownCart(row && (cartColumns as Cart), keyId, cartId);
   if (cart.status !== 'open') throw new AppError('cart_closed', `Cart "${cartId}" was already checked out (order ${cart.orderId}).`);
-  return cart;
+  return { cart, terms: await termsOf(tx, { settingsId, currency, shippingFeeDkk, freeShippingThresholdDkk, vatRateBasisPoints }) };
 }
 
-/** What a cart's audit entries record: the cart row and its lines. */
-export async function cartSnapshot(db: DbClient, cartId: string) {
-  const cart = await db.cart.findUniqueOrThrow({
-    where: { id: cartId },
-    include: { items: { select: { productId: true, quantity: true }, orderBy: { productId: 'asc' } } },
-  });
-  return plainJson(cart);
+/** The cart's lines with their products. */
+export function cartLines(db: DbClient, cartId: string): Promise<CartLine[]> {
+  return queryRows<CartLine>(db, Prisma.sql`
+    SELECT ${LINE_COLUMNS} FROM "CartItem" l JOIN "Product" p ON p.id = l."productId" WHERE l."cartId" = ${cartId}`,
+  { prepareAs: 'cart_lines' });
 }
 
-/** The priced preview: current prices, the discount if it is usable now, the shop's shipping and VAT rules. */
-export async function cartView(db: DbClient, cart: Cart, discountCode: string | undefined) {
-  const lines = await db.cartItem.findMany({
-    where: { cartId: cart.id },
-    include: { product: { select: { slug: true, name: true, priceDkk: true, stock: true, deletedAt: true } } },
-    orderBy: { id: 'asc' },
-  });
-  const settings = await loadSettings(db);
-  const discount = discountCode ? await usableDiscount(db, discountCode) : null;
-  const priced = lines.map((l) => ({ unitPriceDkk: Number(l.product.priceDkk), quantity: Number(l.quantity) }));
-  const money = priceOrder(priced, discount && discountTerms(discount), pricingSettings(settings));
+/** What a cart's audit entries record: the cart row and its lines (product and quantity, by product id). */
+export function cartSnapshot(cart: Cart, lines: readonly Pick<CartLine, 'productId' | 'quantity'>[]) {
+  const items = [...lines].sort((a, b) => (a.productId < b.productId ? -1 : 1)).map((l) => ({ productId: l.productId, quantity: l.quantity }));
+  return plainJson({ ...cart, items });
+}
+
+/** The priced preview: current prices, the discount if one is given, the shop's shipping and VAT rules; lines by id. */
+export function pricedCart(cart: Cart, lines: readonly CartLine[], terms: ShopTerms, discount: DiscountCode | null) {
+  const sorted = [...lines].sort((a, b) => (a.id < b.id ? -1 : 1));
+  const priced = sorted.map((l) => ({ unitPriceDkk: Number(l.priceDkk), quantity: Number(l.quantity) }));
+  const money = priceOrder(priced, discount && discountTerms(discount), terms.pricing);
   return {
     cartId: cart.id,
     status: cart.status,
     orderId: cart.orderId,
-    currency: settings.currency,
-    items: lines.map((l, i) => ({
-      productSlug: l.product.slug,
-      productName: l.product.name,
+    currency: terms.currency,
+    items: sorted.map((l, i) => ({
+      productSlug: l.slug,
+      productName: l.name,
       unitPriceDkk: priced[i].unitPriceDkk,
       quantity: priced[i].quantity,
       // Exact in floating point: priceOrder has already checked that the subtotal, and so every line, is below 2^53.
       lineTotalDkk: priced[i].unitPriceDkk * priced[i].quantity,
-      available: l.product.deletedAt === null && l.product.stock >= l.quantity,
+      available: l.deletedAt === null && l.stock >= l.quantity,
     })),
     discountCode: discount?.code ?? null,
     ...money,
@@ -66,15 +92,43 @@ export async function cartView(db: DbClient, cart: Cart, discountCode: string | 
   };
 }
 
-/** Adds units of a live product to a locked open cart (merging with a line of the same product). */
-export async function addToCart(tx: Tx, cartId: string, productSlug: string, units: number): Promise<void> {
-  const product = await tx.product.findFirst({ where: { slug: productSlug, deletedAt: null }, select: { id: true } });
-  if (!product) throw new AppError('not_found', `No product with slug "${productSlug}".`);
-  const line = await tx.cartItem.findUnique({ where: { cartId_productId: { cartId, productId: product.id } } });
-  const total = (line?.quantity ?? 0n) + BigInt(units);
-  if (total > BigInt(MAX_INT)) throw new AppError('value_out_of_range', `quantity: the cart would hold more than ${MAX_INT} units of "${productSlug}".`);
-  if (line) await tx.cartItem.update({ where: { id: line.id }, data: { quantity: total } });
-  else await tx.cartItem.create({ data: { cartId, productId: product.id, quantity: total } });
+/** The priced cart as it is now, with a discount code previewed (422 discount_unavailable when it cannot be used). */
+export async function cartView(db: DbClient, cart: Cart, discountCode: string | undefined) {
+  const settings = await loadSettings(db);
+  const discount = discountCode ? await usableDiscount(db, discountCode) : null;
+  return pricedCart(cart, await cartLines(db, cart.id), { currency: settings.currency, pricing: pricingSettings(settings) }, discount);
+}
+
+type AddRow = CartLine & { role: 'line' | 'added' | 'too_many' };
+
+/**
+ * Adds units of a live product to a locked open cart (merging with a line of the same product), in one statement
+ * that also returns the lines as they were and the changed line — the audit's before and after, and the priced
+ * cart — instead of a product lookup, a line lookup, a write and two re-reads.
+ */
+export async function addCartLine(tx: Tx, cartId: string, productSlug: string, units: number): Promise<{ before: CartLine[]; after: CartLine[] }> {
+  const rows = await queryRows<AddRow>(tx, Prisma.sql`
+    WITH p AS (SELECT id, slug, name, "priceDkk", stock, "deletedAt" FROM "Product" WHERE slug = ${productSlug} AND "deletedAt" IS NULL),
+         added AS (
+           INSERT INTO "CartItem" AS l (id, "cartId", "productId", quantity)
+           SELECT ${newId()}, ${cartId}, p.id, ${units}::bigint FROM p
+           ON CONFLICT ("cartId", "productId") DO UPDATE SET quantity = l.quantity + EXCLUDED.quantity
+             WHERE l.quantity + EXCLUDED.quantity <= ${MAX_INT}::bigint
+           RETURNING l.id, l."productId", l.quantity)
+    SELECT 'line' AS role, ${LINE_COLUMNS} FROM "CartItem" l JOIN "Product" p ON p.id = l."productId" WHERE l."cartId" = ${cartId}
+    UNION ALL
+    SELECT 'added', ${LINE_COLUMNS} FROM added l CROSS JOIN p
+    UNION ALL
+    SELECT 'too_many', NULL, p.id, NULL, p.slug, p.name, p."priceDkk", p.stock, p."deletedAt" FROM p WHERE NOT EXISTS (SELECT FROM added)`,
+  { prepareAs: 'cart_add_line' });
+  const line = ({ role: _role, ...l }: AddRow): CartLine => l;
+  const added = rows.find((r) => r.role === 'added');
+  if (!added) {
+    if (rows.some((r) => r.role === 'too_many')) throw new AppError('value_out_of_range', `quantity: the cart would hold more than ${MAX_INT} units of "${productSlug}".`);
+    throw new AppError('not_found', `No product with slug "${productSlug}".`);
+  }
+  const before = rows.filter((r) => r.role === 'line').map(line);
+  return { before, after: [...before.filter((l) => l.productId !== added.productId), line(added)] };
 }
 
 /** Sets the units of a product already in the cart; 0 removes the line. */

@@ -1,13 +1,14 @@
-import type { DbClient, Tx } from '../db/client.ts';
+import { queryRows, type DbClient, type Tx } from '../db/client.ts';
+import { newId } from '../db/ids.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
 import type { DiscountTerms } from '../domain/pricing.ts';
 import { reviveSnapshot, type Snapshot } from '../domain/revert.ts';
 import { AppError } from '../errors.ts';
-import type { DiscountCode, DiscountType } from '../generated/prisma/client.ts';
+import { Prisma, type DiscountCode, type DiscountType } from '../generated/prisma/client.ts';
 import type { ReversibleEntity } from './reversible.ts';
 
 /** Codes are case-insensitive: stored, compared and returned in upper case. */
-const normalizeCode = (code: string) => code.toUpperCase();
+export const normalizeCode = (code: string) => code.toUpperCase();
 
 /** Why a code cannot be used right now, or null when it can. */
 function discountUnavailableReason(row: DiscountCode | null, now: Date): string | null {
@@ -18,7 +19,7 @@ function discountUnavailableReason(row: DiscountCode | null, now: Date): string 
   return null;
 }
 
-export function discountTerms(row: Pick<DiscountCode, 'type' | 'value'>): DiscountTerms {
+export function discountTerms(row: Pick<DiscountCode, 'type'> & { value: bigint | number }): DiscountTerms {
   return { type: row.type, value: Number(row.value) };
 }
 
@@ -30,22 +31,10 @@ export async function usableDiscount(db: DbClient, code: string): Promise<Discou
   return row;
 }
 
-/**
- * Counts one use of the code, atomically: the conditional UPDATE only matches while the code is active, unexpired
- * and below its usage limit, and concurrent redemptions queue on the row lock and re-check those conditions, so a
- * code is never used more than usageLimit times however many checkouts race for it.
- */
-export async function redeemDiscount(tx: Tx, code: string): Promise<DiscountCode> {
-  const normalized = normalizeCode(code);
-  const [row] = await tx.$queryRaw<DiscountCode[]>`
-    UPDATE "DiscountCode" SET "usageCount" = "usageCount" + 1, "updatedAt" = now()
-    WHERE code = ${normalized} AND active
-      AND ("validUntil" IS NULL OR "validUntil" > now())
-      AND ("usageLimit" IS NULL OR "usageCount" < "usageLimit")
-    RETURNING *`;
-  if (row) return row;
+/** Why a (normalized) code could not be redeemed just now. */
+export async function discountUnavailable(tx: Tx, normalized: string): Promise<AppError> {
   const current = await tx.discountCode.findUnique({ where: { code: normalized } });
-  throw new AppError('discount_unavailable', `Discount code "${normalized}" ${discountUnavailableReason(current, new Date()) ?? 'is used up'}.`);
+  return new AppError('discount_unavailable', `Discount code "${normalized}" ${discountUnavailableReason(current, new Date()) ?? 'is used up'}.`);
 }
 
 /** Gives one use back (a cancelled order); never below zero. */
@@ -70,12 +59,16 @@ export async function createDiscount(tx: Tx, input: NewDiscount): Promise<Discou
   const until = validUntil ? new Date(validUntil) : null;
   if (until && until <= new Date()) throw new AppError('date_not_in_future', 'validUntil: must be in the future.');
   const normalized = normalizeCode(code);
-  if (await tx.discountCode.findUnique({ where: { code: normalized }, select: { id: true } })) {
-    throw new AppError('conflict', `The discount code "${normalized}" already exists.`);
-  }
-  return tx.discountCode.create({
-    data: { code: normalized, type, value: BigInt(value), validUntil: until, usageLimit: usageLimit == null ? null : BigInt(usageLimit) },
-  });
+  const now = new Date();
+  // One statement: a taken code inserts nothing (the unique index decides, also between concurrent creates).
+  const [created] = await queryRows<DiscountCode>(tx, Prisma.sql`
+    INSERT INTO "DiscountCode" (id, code, type, value, "validUntil", "usageLimit", "createdAt", "updatedAt")
+    VALUES (${newId()}, ${normalized}, ${type}::"DiscountType", ${value}::bigint, ${until}, ${usageLimit ?? null}::bigint, ${now}, ${now})
+    ON CONFLICT (code) DO NOTHING
+    RETURNING id, code, type, value, "validUntil", "usageLimit", "usageCount", active, "createdAt", "updatedAt"`,
+  { prepareAs: 'discount_create' });
+  if (!created) throw new AppError('conflict', `The discount code "${normalized}" already exists.`);
+  return created;
 }
 
 /** Sets `active`, or flips it when not given. */

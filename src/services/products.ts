@@ -125,17 +125,60 @@ export async function createProduct(tx: Tx, input: ProductFields & { slug: strin
   });
 }
 
+/** The columns of a product row as Prisma's Product type has them, in its order (never the generated "searchText"). */
+const PRODUCT_COLUMNS = [
+  'id', 'slug', 'name', 'description', 'brand', 'priceDkk', 'stock', 'featured', 'frameColor', 'lensColor', 'images', 'categoryId',
+  'attributes', 'answerSummary', 'faq', 'useCases', 'comparisonFacts', 'createdAt', 'updatedAt', 'deletedAt',
+] as const satisfies readonly (keyof Product)[];
+
+/** The SQL type of each column products.update may set (the category resolved to its id). */
+const PATCH_TYPES: Partial<Record<keyof ProductFields, string>> = {
+  name: 'text', description: 'text', brand: 'text', frameColor: 'text', lensColor: 'text', answerSummary: 'text',
+  priceDkk: 'bigint', stock: 'bigint', featured: 'boolean', images: 'text[]', categoryId: 'text',
+  attributes: 'jsonb', faq: 'jsonb', useCases: 'jsonb', comparisonFacts: 'jsonb',
+};
+
+const quoted = (column: string) => `"${column}"`;
+const columnsOf = (alias: string, prefix: string) =>
+  Prisma.raw(PRODUCT_COLUMNS.map((c) => `${alias}.${quoted(c)} AS ${quoted(prefix + c)}`).join(', '));
+const productOf = (row: Record<string, unknown>, prefix: string) =>
+  Object.fromEntries(PRODUCT_COLUMNS.map((c) => [c, row[prefix + c]])) as Product;
+
+/**
+ * One prepared statement per set of patched columns (the plan is always the slug's index), named by a counter:
+ * PostgreSQL cuts statement names at 63 bytes, too short for the column list itself. The first 32 sets seen are
+ * prepared (a handful in practice); any further set runs unnamed, so no caller can grow every connection without end.
+ */
+const updateStatements = new Map<string, string>();
+const updateStatementName = (columns: string): string | undefined => {
+  let name = updateStatements.get(columns);
+  if (!name && updateStatements.size < 32) updateStatements.set(columns, (name = `product_update_${updateStatements.size + 1}`));
+  return name;
+};
+
+/**
+ * One statement: the live product is locked by slug (the sub-select's FOR UPDATE), changed, and returned as it was
+ * and as it is now — the audit entry's before and after — instead of a read, an update and Prisma's re-read.
+ */
 export async function updateProduct(tx: Tx, slugValue: string, patch: Partial<ProductFields>) {
-  const { categoryId, categorySlug, priceDkk, stock, ...rest } = patch;
-  const before = await findLiveProduct(tx, slugValue);
-  const data: Prisma.ProductUncheckedUpdateInput = jsonColumns({ ...rest });
-  if (priceDkk !== undefined) data.priceDkk = BigInt(priceDkk);
-  if (stock !== undefined) data.stock = BigInt(stock);
-  if (categoryId !== undefined || categorySlug !== undefined) {
-    data.categoryId = await resolveCategoryId(tx, { categoryId, categorySlug });
-  }
-  const after = await tx.product.update({ where: { id: before.id }, data });
-  return { before, after };
+  const { categoryId, categorySlug, ...fields } = patch;
+  const values: Record<string, unknown> = { ...fields };
+  if (categoryId !== undefined || categorySlug !== undefined) values.categoryId = await resolveCategoryId(tx, { categoryId, categorySlug });
+  const sets = Object.entries(values).sort(([a], [b]) => (a < b ? -1 : 1)).flatMap(([column, value]) => {
+    if (value === undefined) return [];
+    const type = PATCH_TYPES[column as keyof ProductFields];
+    if (type === undefined) throw new Error(`updateProduct cannot set ${column}: give it a type in PATCH_TYPES`);
+    const param = type === 'jsonb' ? (value === null ? null : JSON.stringify(value)) : value;
+    return [Prisma.sql`${Prisma.raw(quoted(column))} = ${param}::${Prisma.raw(type)}`];
+  });
+  const [row] = await queryRows<Record<string, unknown>>(tx, Prisma.sql`
+    UPDATE "Product" p SET ${Prisma.join([...sets, Prisma.sql`"updatedAt" = ${new Date()}`], ', ')}
+    FROM (SELECT * FROM "Product" WHERE slug = ${slugValue} AND "deletedAt" IS NULL FOR UPDATE) old
+    WHERE p.id = old.id
+    RETURNING ${columnsOf('old', 'b_')}, ${columnsOf('p', 'a_')}`,
+  { prepareAs: updateStatementName(Object.keys(values).filter((k) => values[k] !== undefined).sort().join(',')) });
+  if (!row) throw new AppError('not_found', `No product with slug "${slugValue}".`);
+  return { before: productOf(row, 'b_'), after: productOf(row, 'a_') };
 }
 
 export async function softDeleteProduct(tx: Tx, slugValue: string) {

@@ -19,7 +19,7 @@ export async function loadSettings(db: DbClient): Promise<ShopSettings> {
   return db.shopSettings.findUniqueOrThrow({ where: { id: SETTINGS_ID } });
 }
 
-export function pricingSettings(row: ShopSettings): PricingSettings {
+export function pricingSettings(row: Pick<ShopSettings, 'shippingFeeDkk' | 'freeShippingThresholdDkk' | 'vatRateBasisPoints'>): PricingSettings {
   return {
     shippingFeeDkk: Number(row.shippingFeeDkk),
     freeShippingThresholdDkk: row.freeShippingThresholdDkk === null ? null : Number(row.freeShippingThresholdDkk),

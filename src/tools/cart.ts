@@ -7,7 +7,7 @@ import { cartIdRef, discountCodeRef } from '../schemas/references.ts';
 import { slugRef, text } from '../schemas/text.ts';
 import { timestamp } from '../schemas/time.ts';
 import { emailInput } from '../schemas/web.ts';
-import { addToCart, cartSnapshot, cartView, findCart, lockOpenCart, setCartLine } from '../services/carts.ts';
+import { addCartLine, cartLines, cartSnapshot, cartView, findCart, lockOpenCart, pricedCart, setCartLine, type CartLine } from '../services/carts.ts';
 import { placeOrder } from '../services/checkout.ts';
 
 const quantity = (min: 0 | 1) => z.number().int().min(min).max(MAX_INT);
@@ -60,12 +60,11 @@ function keyIdOf(ctx: Pick<ReadContext, 'principal'>): string {
 const itemInput = z.strictObject({ productSlug: slugRef(), quantity: quantity(1) });
 
 /** Locks the open cart, applies `change`, audits the cart's lines before and after, and returns the priced cart. */
-async function changeCart(ctx: WriteContext, cartId: string, change: () => Promise<void>) {
-  const cart = await lockOpenCart(ctx.db, keyIdOf(ctx), cartId);
-  const before = await cartSnapshot(ctx.db, cartId);
-  await change();
-  ctx.audit({ entityType: 'cart', entityId: cartId, before, after: await cartSnapshot(ctx.db, cartId) });
-  return cartView(ctx.db, cart, undefined);
+async function changeCart(ctx: WriteContext, cartId: string, change: () => Promise<{ before: CartLine[]; after: CartLine[] }>) {
+  const { cart, terms } = await lockOpenCart(ctx.db, keyIdOf(ctx), cartId);
+  const { before, after } = await change();
+  ctx.audit({ entityType: 'cart', entityId: cartId, before: cartSnapshot(cart, before), after: cartSnapshot(cart, after) });
+  return pricedCart(cart, after, terms, null);
 }
 
 /** A cart's lines are history of what an agent did, not state an operator restores: cart entries are append-only. */
@@ -84,8 +83,9 @@ export const cartTools = [
     output: CartOut,
     async handler({ items }, ctx) {
       const cart = await ctx.db.cart.create({ data: { apiKeyId: keyIdOf(ctx), status: 'open' } });
-      for (const item of items ?? []) await addToCart(ctx.db, cart.id, item.productSlug, item.quantity);
-      ctx.audit({ entityType: 'cart', entityId: cart.id, before: null, after: await cartSnapshot(ctx.db, cart.id) });
+      let lines: CartLine[] = [];
+      for (const item of items ?? []) lines = (await addCartLine(ctx.db, cart.id, item.productSlug, item.quantity)).after;
+      ctx.audit({ entityType: 'cart', entityId: cart.id, before: null, after: cartSnapshot(cart, lines) });
       return cartView(ctx.db, cart, undefined);
     },
   }),
@@ -100,7 +100,7 @@ export const cartTools = [
     audit: CART_AUDIT,
     input: z.strictObject({ cartId: cartIdRef(), productSlug: slugRef(), quantity: quantity(1) }),
     output: CartOut,
-    handler: ({ cartId, productSlug, quantity: units }, ctx) => changeCart(ctx, cartId, () => addToCart(ctx.db, cartId, productSlug, units)),
+    handler: ({ cartId, productSlug, quantity: units }, ctx) => changeCart(ctx, cartId, () => addCartLine(ctx.db, cartId, productSlug, units)),
   }),
 
   defineTool({
@@ -114,7 +114,11 @@ export const cartTools = [
     audit: CART_AUDIT,
     input: z.strictObject({ cartId: cartIdRef(), productSlug: slugRef(), quantity: quantity(0) }),
     output: CartOut,
-    handler: ({ cartId, productSlug, quantity: units }, ctx) => changeCart(ctx, cartId, () => setCartLine(ctx.db, cartId, productSlug, units)),
+    handler: ({ cartId, productSlug, quantity: units }, ctx) => changeCart(ctx, cartId, async () => {
+      const before = await cartLines(ctx.db, cartId);
+      await setCartLine(ctx.db, cartId, productSlug, units);
+      return { before, after: await cartLines(ctx.db, cartId) };
+    }),
   }),
 
   defineTool({

@@ -1,0 +1,171 @@
+// The write cases (largest catalog only): the fixtures they consume (open carts written set-based, one per checkout;
+// products with known stock), the request streams that hand each request its own cart, code or Idempotency-Key,
+// the check that service and baseline answer a checkout alike, and the check after the hot-product run that
+// nothing was oversold.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { settings } from './settings.ts';
+
+export type NextRequest = { body: string; headers?: Record<string, string> };
+export type Stream = () => NextRequest;
+
+const CONTACT = { email: 'bench@example.com', shippingName: 'Bench Buyer', shippingAddress: 'Benchvej 1', shippingZip: '8000', shippingCity: 'Aarhus' };
+
+/** Enough carts for one leg of a checkout case at up to this many orders per second (BENCH_MAX_WRITE_RATE). */
+const MAX_RATE = Number(process.env.BENCH_MAX_WRITE_RATE ?? 2500);
+export const cartsPerLeg = () => Math.ceil(MAX_RATE * (settings.warmupS + settings.durationS + 2));
+
+/** A run-unique prefix, so Idempotency-Keys and codes never repeat across runs on one database. */
+const RUN = randomBytes(3).toString('hex');
+
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** n open carts of the key, cart i holding one unit of products[i % products.length] (none: empty); ids in order. */
+export async function makeCarts(url: string, keyId: string, label: string, n: number, productIds: readonly string[]): Promise<string[]> {
+  const prefix = `bench-${RUN}-${label}-`;
+  await withClient(url, async (c) => {
+    await c.query(
+      `INSERT INTO "Cart" (id, "apiKeyId", status, "createdAt", "updatedAt")
+       SELECT $1 || i, $2, 'open', now(), now() FROM generate_series(1, $3::int) i`,
+      [prefix, keyId, n],
+    );
+    if (productIds.length === 0) return;
+    await c.query(
+      `INSERT INTO "CartItem" (id, "cartId", "productId", quantity)
+       SELECT $1 || i || '-l', $1 || i, ($2::text[])[1 + (i - 1) % cardinality($2::text[])], 1 FROM generate_series(1, $3::int) i`,
+      [prefix, productIds, n],
+    );
+  });
+  return Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`);
+}
+
+/** Live products (a deterministic sample, skipping `skip`), given `stock` units each; their ids and slugs. */
+export async function stockedProducts(url: string, n: number, stock: number, skip = 0): Promise<{ ids: string[]; slugs: string[] }> {
+  return withClient(url, async (c) => {
+    const { rows } = await c.query<{ id: string; slug: string }>(
+      `UPDATE "Product" SET stock = $3 WHERE id IN (
+         SELECT id FROM "Product" WHERE "deletedAt" IS NULL ORDER BY md5(id || 'write') OFFSET $1 LIMIT $2)
+       RETURNING id, slug`,
+      [skip, n, stock],
+    );
+    return { ids: rows.map((r) => r.id), slugs: rows.map((r) => r.slug) };
+  });
+}
+
+/** One checkout per cart, in order, each with its own Idempotency-Key; past the last cart it says so once. */
+export function checkoutStream(carts: readonly string[], label: string): Stream {
+  let next = 0;
+  return () => {
+    const i = next++;
+    if (i === carts.length) console.error(`!! ${label}: out of carts after ${i} checkouts; raise BENCH_MAX_WRITE_RATE`);
+    return { body: JSON.stringify({ cartId: carts[i % carts.length], ...CONTACT }), headers: { 'idempotency-key': `${RUN}-${label}-${i}` } };
+  };
+}
+
+/** cart.add_item over `carts`, a different product each time (a cart gathers a few lines over a run). */
+export function addItemStream(carts: readonly string[], slugs: readonly string[]): Stream {
+  let next = 0;
+  return () => {
+    const i = next++;
+    return { body: JSON.stringify({ cartId: carts[i % carts.length], productSlug: slugs[(i * 7) % slugs.length], quantity: 1 }) };
+  };
+}
+
+export function discountStream(): Stream {
+  let next = 0;
+  return () => ({ body: JSON.stringify({ code: `B${RUN}X${next++}`, type: 'percent', value: 10 }) });
+}
+
+/**
+ * Service and baseline check out two like carts (same product and quantity): their answers must be the same bytes
+ * once the order ids (generated, so different) are masked.
+ */
+export async function checkCheckoutIdentical(
+  post: (side: 'service' | 'baseline', body: string, headers: Record<string, string>) => Promise<{ status: number; body: string }>,
+  carts: { service: string; baseline: string },
+): Promise<void> {
+  const answers = await Promise.all((['service', 'baseline'] as const).map(async (side) => {
+    const res = await post(side, JSON.stringify({ cartId: carts[side], ...CONTACT }), { 'idempotency-key': `${RUN}-check-${side}` });
+    if (res.status !== 200) throw new Error(`checkout probe on the ${side} answered ${res.status}: ${res.body.slice(0, 300)}`);
+    const orderId = (JSON.parse(res.body) as { result: { orderId: string } }).result.orderId;
+    return res.body.replaceAll(orderId, '<orderId>');
+  }));
+  if (answers[0] !== answers[1]) throw new Error(`service and baseline answer a checkout differently:\n  service:  ${answers[0]}\n  baseline: ${answers[1]}`);
+}
+
+type Sales = { stock: string; sold: string; orders: string };
+const salesOf = (c: pg.Client, productId: string) =>
+  c.query<Sales>(
+    `SELECT (SELECT stock FROM "Product" WHERE id = $1) AS stock,
+            (SELECT coalesce(sum(quantity), 0) FROM "OrderItem" WHERE "productId" = $1) AS sold,
+            (SELECT count(DISTINCT "orderId") FROM "OrderItem" WHERE "productId" = $1) AS orders`,
+    [productId],
+  ).then((r) => r.rows[0]);
+
+/** The hot product's units already sold (the seeded orders) before the run: what checkNotOversold starts from. */
+export const soldBefore = (url: string, productId: string) => withClient(url, async (c) => Number((await salesOf(c, productId)).sold));
+
+/**
+ * After the hot-product run: the units it sold (order lines, one unit per order) plus the stock left are exactly
+ * the stock it started with, and the stock never went below zero.
+ */
+export async function checkNotOversold(url: string, hot: { productId: string; stock: number; soldBefore: number }): Promise<{ ok: boolean; detail: string }> {
+  return withClient(url, async (c) => {
+    const r = await salesOf(c, hot.productId);
+    const stock = Number(r.stock);
+    const sold = Number(r.sold) - hot.soldBefore;
+    const ok = stock >= 0 && stock + sold === hot.stock;
+    return { ok, detail: `${ok ? 'not oversold' : 'OVERSOLD OR LOST'}: ${sold} sold + ${stock} left = ${stock + sold} of ${hot.stock}` };
+  });
+}
+
+export type WriteFixtures = {
+  distinct: { service: string[]; baseline: string[] };
+  /** The products of the service's distinct-product carts (plenty of stock), for the soak's carts. */
+  distinctProducts: string[];
+  hot: Record<'service' | 'baseline', { carts: string[]; productId: string; stock: number; soldBefore: number }>;
+  addCarts: string[];
+  addSlugs: string[];
+  /** Two like carts for the identity check of a checkout. */
+  check: { service: string; baseline: string };
+};
+
+/**
+ * The carts and stock the write cases consume: distinct products get plenty of stock (no checkout can run out), a
+ * hot product exactly one unit per cart of its leg (so it could only be oversold by a bug). Set-based SQL: 2 × 2
+ * legs × cartsPerLeg() carts take a few seconds.
+ */
+export async function prepareWrites(url: string, keyId: string): Promise<WriteFixtures> {
+  const n = cartsPerLeg();
+  // The shop's settings row, as a shop that sells has one (the service would create it with the same defaults).
+  await withClient(url, (c) => c.query(`INSERT INTO "ShopSettings" (id, "updatedAt") VALUES (1, now()) ON CONFLICT (id) DO NOTHING`));
+  const distinct = await stockedProducts(url, 4_000, 1_000_000_000);
+  const half = distinct.ids.length / 2;
+  const [hotS, hotB] = (await stockedProducts(url, 2, n, 4_000)).ids;
+  const addSlugs = (await stockedProducts(url, 1_000, 1_000_000, 4_002)).slugs;
+  const fixtures: WriteFixtures = {
+    distinct: {
+      service: await makeCarts(url, keyId, 'ds', n, distinct.ids.slice(0, half)),
+      baseline: await makeCarts(url, keyId, 'db', n, distinct.ids.slice(half)),
+    },
+    distinctProducts: distinct.ids.slice(0, half),
+    hot: {
+      service: { carts: await makeCarts(url, keyId, 'hs', n, [hotS]), productId: hotS, stock: n, soldBefore: await soldBefore(url, hotS) },
+      baseline: { carts: await makeCarts(url, keyId, 'hb', n, [hotB]), productId: hotB, stock: n, soldBefore: await soldBefore(url, hotB) },
+    },
+    addCarts: await makeCarts(url, keyId, 'add', 10_000, []),
+    addSlugs,
+    check: { service: '', baseline: '' },
+  };
+  [fixtures.check.service] = await makeCarts(url, keyId, 'cs', 1, distinct.ids.slice(0, 1));
+  [fixtures.check.baseline] = await makeCarts(url, keyId, 'cb', 1, distinct.ids.slice(0, 1));
+  return fixtures;
+}
