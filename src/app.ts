@@ -96,7 +96,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   registerDiscoveryRoutes(app, { config, tools, mcp });
   registerReference(app);
-  app.get(PATHS.health, async () => ({ ok: true }));
   registerHealthRoutes(app, { db: deps.db, lifecycle: deps.lifecycle ?? { draining: false } });
   const storefront = registerStorefront(app, { db: deps.db, config });
   app.setNotFoundHandler((req, reply) =>
