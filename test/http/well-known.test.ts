@@ -10,7 +10,8 @@ import { expectProblem } from '../helpers/problem.ts';
 
 const HOST = 'shop.test:8080';
 const BASE = `http://${HOST}`;
-const ANONYMOUS = ['categories.list', 'products.get', 'products.search', 'site.get_page', 'site.list_pages'];
+// The registry says which tools are anonymous; test/docs checks that set against docs/contract.md.
+const ANONYMOUS = TOOLS.filter((tool) => tool.anonymous).map((tool) => tool.name).sort();
 
 let t: TestApp;
 beforeAll(async () => {

@@ -11,7 +11,8 @@ import { TOOLS } from '../../src/tools/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { PROBLEM_KEYS } from '../helpers/problem.ts';
 
-const ANONYMOUS = ['categories.list', 'products.get', 'products.search', 'site.get_page', 'site.list_pages'];
+// The registry says which tools are anonymous; test/docs checks that set against docs/contract.md.
+const ANONYMOUS = TOOLS.filter((tool) => tool.anonymous).map((tool) => tool.name).sort();
 const ERAS = ['2026-07-28', 'legacy'] as const;
 type Era = (typeof ERAS)[number];
 
