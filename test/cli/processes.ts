@@ -9,8 +9,10 @@ const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url
 export type Run = { code: number; stdout: string; stderr: string };
 
 /** The test runner's environment without the colour switches it may set for itself. */
+// The colour settings of the run that starts the tests are not the child's; nor is CI, with which Node counts any
+// terminal as two-colour (tty getColorDepth), while these children model a person's terminal.
 function baseEnv(): NodeJS.ProcessEnv {
-  const { NO_COLOR, FORCE_COLOR, NODE_DISABLE_COLORS, ...rest } = process.env;
+  const { NO_COLOR, FORCE_COLOR, NODE_DISABLE_COLORS, CI, ...rest } = process.env;
   return rest;
 }
 
