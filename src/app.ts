@@ -12,6 +12,8 @@ import { createRequestGuard } from './http/request-guard.ts';
 import { newRequestId } from './http/request-id.ts';
 import { registerToolRoutes } from './http/tool-routes.ts';
 import { registerDiscoveryRoutes } from './http/discovery-routes.ts';
+import { PATHS } from './http/paths.ts';
+import { registerReference } from './http/reference/reference-routes.ts';
 import { fastifyTrustProxy } from './http/trust-proxy.ts';
 import { logTraceparent } from './http/trace-context.ts';
 import { registerMcp } from './mcp/mcp-route.ts';
@@ -93,6 +95,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     adminGuard: createRequestGuard(limiters, authenticate, { requireCredentials: true }),
   });
   registerDiscoveryRoutes(app, { config, tools, mcp });
+  registerReference(app);
   registerHealthRoutes(app, { db: deps.db, lifecycle: deps.lifecycle ?? { draining: false } });
   const storefront = registerStorefront(app, { db: deps.db, config });
   app.setNotFoundHandler((req, reply) =>

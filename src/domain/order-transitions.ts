@@ -87,12 +87,12 @@ export function describeTransitions(): string {
   });
   const stamps = ORDER_STATUSES.flatMap((s) => {
     const stamp = effectsOf(s).stamp;
-    return stamp ? [`entering ${s} sets ${stamp} (first time only)`] : [];
+    return stamp ? [`${s} sets ${stamp}`] : [];
   });
   const releases = ORDER_STATUSES.filter((s) => effectsOf(s).releaseIfNotShipped);
   return [
-    'Legal status transitions (moving to the current status is illegal too):',
+    'Legal moves:',
     ...rows,
-    `Effects: ${stamps.join('; ')}; entering ${releases.join(', ')} before the order shipped returns its stock and its discount-code use.`,
+    `On first entry, ${stamps.join(', ')}. Entering ${releases.join(', ')} before the order shipped returns its stock and its discount-code use.`,
   ].join('\n');
 }

@@ -57,7 +57,7 @@ export function priceOrder(lines: readonly PriceLine[], discount: DiscountTerms 
   const vat = divRoundHalfUp(total * rate, 10_000n + rate);
 
   for (const [name, value] of [['subtotal', subtotal], ['total', total]] as const) {
-    if (value > MAX) throw new AppError('invalid_request', `The order ${name} would exceed ${MAX} øre; reduce the quantities.`);
+    if (value > MAX) throw new AppError('value_out_of_range', `The order ${name} would exceed ${MAX} øre; reduce the quantities.`);
   }
   return {
     subtotalDkk: Number(subtotal),

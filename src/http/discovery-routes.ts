@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.ts';
 import { AppError, PROBLEMS, type ProblemCode } from '../errors.ts';
-import { buildDocument, OPENAPI_CONTENT_TYPE } from '../openapi/build-document.ts';
+import { buildDocument, OPENAPI_CONTENT_TYPE, withServer, type OpenApiDocument } from '../openapi/build-document.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import { baseUrlOf } from './base-url.ts';
-import { HTML_CSP, renderDocsPage, renderProblemPage } from './docs-page.ts';
+import { HTML_CSP, renderProblemIndex, renderProblemPage } from './docs-page.ts';
 import { PATHS } from './paths.ts';
 
 const LINKSET_TYPE = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
@@ -34,20 +34,26 @@ export type McpDiscoveryDocuments = {
 export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Config; tools: readonly Tool[]; mcp: McpDiscoveryDocuments }): void {
   const { config, mcp } = opts;
   // Built on first use, not in buildApp: generating the document takes ~1 s cold, which every test app would pay.
-  let built: { json: Buffer; html: string } | undefined;
-  const documents = () => {
-    if (!built) {
-      const document = buildDocument(opts.tools);
-      built = { json: Buffer.from(JSON.stringify(document)), html: renderDocsPage(document) };
+  // `servers` names the origin clients reach the service at (PUBLIC_BASE_URL, else the request's own), so the
+  // serialized copy is remembered for the last origin asked for.
+  let document: OpenApiDocument | undefined;
+  let served: { base: string; json: Buffer } | undefined;
+  const documentFor = (base: string): Buffer => {
+    if (served?.base !== base) {
+      document ??= buildDocument(opts.tools);
+      served = { base, json: Buffer.from(JSON.stringify(withServer(document, base))) };
     }
-    return built;
+    return served.json;
   };
   // JSON documents whose media type their specification spells out are sent as Buffers: for a string Fastify
   // rewrites a json media type (appends charset, re-quotes parameters).
   const sendJson = (reply: FastifyReply, type: string, body: object) => reply.type(type).send(Buffer.from(JSON.stringify(body)));
 
-  app.get(PATHS.openapi, async (_req, reply) =>
-    reply.headers({ 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'public, max-age=300' }).type(OPENAPI_CONTENT_TYPE).send(documents().json),
+  app.get(PATHS.openapi, async (req, reply) =>
+    reply
+      .headers({ 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'public, max-age=300', Vary: 'Host' })
+      .type(OPENAPI_CONTENT_TYPE)
+      .send(documentFor(baseUrlOf(req, config))),
   );
 
   // Fastify answers HEAD from this GET route with the same headers, so HEAD carries the rel="api-catalog" Link too.
@@ -57,7 +63,8 @@ export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Co
     return sendJson(reply, LINKSET_TYPE, apiCatalog(base, mcp.serverCardType));
   });
 
-  app.get(PATHS.docs, async (_req, reply) => reply.headers(HTML_HEADERS).send(documents().html));
+  // /docs itself is the reference renderer's (src/http/reference/); the problem pages and their index stay here.
+  app.get(PATHS.problemIndex, async (_req, reply) => reply.headers(HTML_HEADERS).send(renderProblemIndex()));
 
   app.get(`${PATHS.problems}:code`, async (req, reply) => {
     const { code } = req.params as { code: string };

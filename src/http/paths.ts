@@ -20,6 +20,8 @@ export const PATHS = {
   openapi: '/openapi.json',
   docs: '/docs',
   problems: '/problems/',
+  /** Every problem code, linking to its page. */
+  problemIndex: '/problems',
   health: '/health',
   /** Probes for balancers and orchestrators (src/http/health.ts). */
   livez: '/livez',

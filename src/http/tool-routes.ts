@@ -34,11 +34,15 @@ export function registerToolRoutes(
       return outcome;
     });
   }
-  app.all(`${PATHS.toolPrefix}:name`, { onRequest: guard }, async (req) => {
+  // The method is checked before the key: TRACE or GET on a tool is 405 whatever the Authorization header says.
+  const methodFirst = async (req: FastifyRequest) => {
     const { name } = req.params as { name: string };
     if (req.method !== 'POST' && tools.some((t) => t.name === name)) {
       throw new AppError('method_not_allowed', `Tools are called with POST ${PATHS.toolPrefix}${name}.`, { Allow: 'POST' });
     }
+  };
+  app.all(`${PATHS.toolPrefix}:name`, { onRequest: [methodFirst, guard] }, async (req) => {
+    const { name } = req.params as { name: string };
     throw new AppError('unknown_tool', `There is no tool named "${name}".`);
   });
 }

@@ -73,8 +73,8 @@ function prune(schema: Schema, io: 'input' | 'output'): Schema {
   if (out.maximum === SAFE_INTEGER) delete out.maximum;
   if (typeof out.format === 'string') delete out.pattern;
   if ('default' in out && isEmptyDefault(out.default)) delete out.default;
-  // An empty `properties`, or `additionalProperties: {}` (anything goes), is what an object schema says anyway.
-  for (const key of ['properties', 'additionalProperties']) if (isSchema(out[key]) && Object.keys(out[key]).length === 0) delete out[key];
+  // An empty `properties`, or `additionalProperties: {}` / `items: {}` (anything goes), is what the type says anyway.
+  for (const key of ['properties', 'additionalProperties', 'items']) if (isSchema(out[key]) && Object.keys(out[key]).length === 0) delete out[key];
   if (io === 'output') for (const key of OUTPUT_ONLY_NOISE) if (!isSchema(out[key])) delete out[key];
   return out;
 }
@@ -169,6 +169,42 @@ function uniqueName(hint: string, taken: Schema): string {
   return name;
 }
 
+/**
+ * A union of closed object variants that repeat the same fields (a layout section's id, enabled and effect) as one
+ * object holding those fields once, with the union below it and `unevaluatedProperties: false` in place of each
+ * variant's `additionalProperties: false`. JSON Schema 2020-12 only (the `$ref` revisions): `unevaluatedProperties`
+ * sees the fields of the matching variant, so exactly the same instances validate.
+ */
+function hoistSharedFields(schema: Schema): Schema {
+  const out = mapSubschemas(schema, hoistSharedFields);
+  const key = (['oneOf', 'anyOf'] as const).find((k) => Array.isArray(out[k]));
+  const variants = key ? (out[key] as Json[]) : [];
+  const closed = variants.filter(isSchema).filter((v) => v.type === 'object' && v.additionalProperties === false && isSchema(v.properties));
+  if (!key || variants.length < 2 || closed.length !== variants.length || Object.keys(out).some((k) => k !== key && k !== 'description')) return out;
+  const fieldsOf = (v: Schema) => v.properties as Schema;
+  const [first, ...rest] = closed;
+  const shared = Object.keys(fieldsOf(first)).filter((field) =>
+    rest.every((v) => Object.hasOwn(fieldsOf(v), field) && JSON.stringify(fieldsOf(v)[field]) === JSON.stringify(fieldsOf(first)[field])),
+  );
+  if (shared.length === 0) return out;
+  const requiredOf = (v: Schema) => (Array.isArray(v.required) ? v.required.filter((r): r is string => typeof r === 'string') : []);
+  const alwaysRequired = requiredOf(first).filter((field) => rest.every((v) => requiredOf(v).includes(field)));
+  const narrowed = closed.map((v) => {
+    const { type: _type, additionalProperties: _closed, properties, required: _required, ...restOfVariant } = v;
+    const own = Object.fromEntries(Object.entries(properties as Schema).filter(([field]) => !shared.includes(field)));
+    const ownRequired = requiredOf(v).filter((field) => !alwaysRequired.includes(field));
+    return { properties: own, ...(ownRequired.length > 0 ? { required: ownRequired } : {}), ...restOfVariant };
+  });
+  return {
+    ...(typeof out.description === 'string' ? { description: out.description } : {}),
+    type: 'object',
+    properties: Object.fromEntries(shared.map((field) => [field, fieldsOf(first)[field]])),
+    ...(alwaysRequired.length > 0 ? { required: alwaysRequired } : {}),
+    [key]: narrowed,
+    unevaluatedProperties: false,
+  };
+}
+
 /** Root, `result`, the fields of `result`. */
 const OUTPUT_DEPTH = 2;
 
@@ -200,5 +236,5 @@ export function compactSchema(
   fieldsOnly = io === 'output',
 ): Record<string, unknown> {
   const pruned = pruneRoot(fieldsOnly ? listedOutput(schema as Schema) : (schema as Schema), io);
-  return style === 'shared' ? shareRepeats(pruned) : pruned;
+  return style === 'shared' ? shareRepeats(hoistSharedFields(pruned)) : pruned;
 }

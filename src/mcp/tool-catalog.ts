@@ -53,7 +53,7 @@ function catalogEntry(tool: Tool): McpCatalogEntry {
 }
 
 /** A dry run's `changes` items: their fields are described once, in the server instructions. */
-const TERSE_CHANGE = z.looseObject({});
+const TERSE_CHANGE = z.unknown();
 
 /**
  * The fields every write tool shares (dryRun, confirm, and the dry-run result fields) are explained once in the

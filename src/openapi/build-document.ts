@@ -4,8 +4,11 @@ import { PROBLEMS, type ProblemCode } from '../errors.ts';
 import { PATHS } from '../http/paths.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import { deprecationNotice } from '../registry/deprecation-notice.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../registry/idempotency.ts';
 import { problemCodesByStatus } from '../registry/tool-problems.ts';
 import { ChangeSchema, resultEnvelope } from '../registry/result-envelope.ts';
+import { TOOL_EXAMPLES, type ToolExample } from './examples.ts';
+import { EVENTS_TAG, TAG_DESCRIPTIONS } from './tags.ts';
 import { eventTypesOf } from '../events/catalogue.ts';
 import { registerWebhooks } from './webhooks.ts';
 
@@ -108,6 +111,14 @@ const DESCRIPTION = [
   'Amounts are integers in øre (1/100 DKK). The same tools are served over MCP (Streamable HTTP) at `/api/mcp`.',
 ].join('\n\n');
 
+/**
+ * The document as served: `servers` is the origin the client reached (PUBLIC_BASE_URL, else the request's scheme
+ * and Host). The committed copy says `/`, i.e. "wherever this document was fetched from".
+ */
+export function withServer(doc: OpenApiDocument, url: string): OpenApiDocument {
+  return { ...doc, servers: [{ url, description: 'This service.' }] };
+}
+
 /** The OpenAPI 3.1 document: a pure function of the tool list, so the committed copy can be checked for staleness. */
 export function buildDocument(tools: readonly Tool[]): OpenApiDocument {
   const registry = new OpenAPIRegistry();
@@ -116,7 +127,7 @@ export function buildDocument(tools: readonly Tool[]): OpenApiDocument {
     in: 'header',
     required: false,
     description: 'draft-ietf-httpapi-idempotency-key-header: a retry with the same key and body replays the first answer instead of writing twice; the same key with another body is 422 `idempotency_key_reused`.',
-    schema: { type: 'string', minLength: 1, maxLength: 255 },
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN.source },
   });
   registry.registerComponent('securitySchemes', SECURITY_SCHEME, {
     type: 'http',
@@ -136,25 +147,43 @@ export function buildDocument(tools: readonly Tool[]): OpenApiDocument {
 
   // ProblemDetails is only $ref'd from raw response components, so hand it to the generator explicitly, wrapped:
   // a bare zod 4 object has a `type` property and is mistaken for a definition (zod-to-openapi 9.1.0).
-  return new OpenApiGeneratorV31([...registry.definitions, { type: 'schema', schema: ProblemDetails }]).generateDocument({
+  const doc = new OpenApiGeneratorV31([...registry.definitions, { type: 'schema', schema: ProblemDetails }]).generateDocument({
     openapi: '3.1.0',
     info: { ...OPENAPI_INFO, description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
-    tags: tags.map((name) => ({ name })),
+    servers: [{ url: '/', description: 'The origin this document is served from.' }],
+    tags: [...tags.map((name) => (Object.hasOwn(TAG_DESCRIPTIONS, name) ? { name, description: TAG_DESCRIPTIONS[name] } : { name })), EVENTS_TAG],
   });
+  return withoutUnusedComponents(doc);
+}
+
+/**
+ * Drops shared responses and headers no operation refers to (e.g. Deprecation while no tool is deprecated): an
+ * unreferenced component is noise to readers and a lint warning. Responses go first, since they refer to headers.
+ */
+function withoutUnusedComponents(doc: OpenApiDocument): OpenApiDocument {
+  const components = doc.components ?? {};
+  for (const kind of ['responses', 'headers'] as const) {
+    const declared = components[kind] ?? {};
+    const { [kind]: _own, ...rest } = components;
+    const elsewhere = JSON.stringify({ ...doc, components: rest });
+    components[kind] = Object.fromEntries(Object.entries(declared).filter(([name]) => elsewhere.includes(`"#/components/${kind}/${name}"`)));
+  }
+  return doc;
 }
 
 function operation(tool: Tool): RouteConfig {
   const success: ResponseConfig = {
-    description: tool.write
-      ? 'The tool ran. With `"dryRun": true` nothing changed: the body also has `dryRun: true` and the `changes` the call would make.'
-      : 'The tool ran.',
+    description: [
+      `The tool ran. \`result\` is ${resultShape(tool.output)}.`,
+      tool.write ? 'With `"dryRun": true` nothing changed: the body also has `dryRun: true` and the `changes` the call would make.' : '',
+    ].filter(Boolean).join(' '),
     headers: headerRefs([
       ...RATE_LIMIT_HEADERS,
       'X-Request-Id',
       ...(tool.write ? (['Idempotent-Replayed'] as const) : []),
       ...(tool.deprecated ? (['Deprecation', 'Sunset', 'Link'] as const) : []),
     ]),
-    content: { 'application/json': { schema: resultEnvelope(tool, ChangeComponent) } },
+    content: { 'application/json': { schema: resultEnvelope(tool, ChangeComponent), ...examplesOf(tool, (ex) => ({ ok: true, result: ex.result })) } },
   };
   return {
     method: 'post',
@@ -172,19 +201,41 @@ function operation(tool: Tool): RouteConfig {
     ...(tool.rateLimit ? { 'x-rate-limit': { policy: tool.name, limit: tool.rateLimit.max, windowSeconds: tool.rateLimit.windowSeconds } } : {}),
     ...(tool.write ? { 'x-events': eventTypesOf(tool) } : {}),
     ...(tool.write ? { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] } : {}),
-    request: { body: { required: true, content: { 'application/json': { schema: tool.input } } } },
+    request: { body: { required: true, content: { 'application/json': { schema: tool.input, ...examplesOf(tool, (ex) => ex.request) } } } },
     responses: { 200: success, ...errorResponses(tool) },
   };
 }
+
+/** The tool's recorded example (src/openapi/examples.json) as an OpenAPI `examples` map; none for a tool without one. */
+function examplesOf(tool: Tool, value: (ex: ToolExample) => unknown) {
+  const ex = Object.hasOwn(TOOL_EXAMPLES, tool.name) ? TOOL_EXAMPLES[tool.name] : undefined;
+  return ex ? { examples: { [exampleKey(tool)]: { summary: ex.summary, value: value(ex) } } } : {};
+}
+
+const exampleKey = (tool: Tool) => tool.name.replace(/\W/g, '_');
 
 function operationDescription(tool: Tool): string {
   const notes = [
     tool.anonymous ? `Anonymous; a key is optional (scope \`${tool.scope}\`).` : `Requires a key with scope \`${tool.scope}\`.`,
     tool.write ? 'Accepts `"dryRun": true` to preview the changes.' : '',
     tool.requiresConfirm ? 'Needs `"confirm": true` (422 `confirmation_required` otherwise).' : '',
+    tool.write && eventTypesOf(tool).length > 0 ? `Emits ${eventTypesOf(tool).map((type) => `\`${type}\``).join(', ')} (see Webhooks).` : '',
   ].filter(Boolean);
   const deprecation = tool.deprecated ? `${deprecationNotice(tool)}\n\n` : '';
   return `${deprecation}${tool.description}\n\n${notes.join(' ')}`;
+}
+
+/** One phrase for the 200 description: what `result` holds, from the output schema (its full shape is the schema). */
+function resultShape(output: z.ZodType): string {
+  const phrase = (schema: Record<string, unknown>): string => {
+    const fields = Object.keys((schema.properties as object | undefined) ?? {});
+    if (schema.type === 'array') return `an array of ${phrase((schema.items as Record<string, unknown> | undefined) ?? {}).replace(/^an object with/, 'objects, each with').replace(/^an? /, '')}`;
+    if (fields.length) return `an object with ${fields.map((f) => `\`${f}\``).join(', ')}`;
+    const variants = (schema.anyOf ?? schema.oneOf) as Record<string, unknown>[] | undefined;
+    if (variants) return variants.map(phrase).join(', or ');
+    return schema.type === 'null' ? '`null`' : `a ${String(schema.type ?? 'JSON value')}`;
+  };
+  return phrase(z.toJSONSchema(output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>);
 }
 
 function domainOf(tool: Tool): string {

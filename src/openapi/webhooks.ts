@@ -1,6 +1,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { EVENT_DEFINITIONS, EVENT_SCHEMAS } from '../events/catalogue.ts';
+import { EVENTS_TAG } from './tags.ts';
 
 const DELIVERY_HEADERS = z.object({
   'webhook-id': z.string().describe('The event id: the same on every retry and redelivery, so receivers can drop duplicates.'),
@@ -10,11 +11,20 @@ const DELIVERY_HEADERS = z.object({
     .describe('Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the endpoint secret; two during a secret rotation.'),
 });
 
+/** The receiver's side of the signature, as a security scheme so each event operation says how it is authenticated. */
+export const WEBHOOK_SIGNATURE_SCHEME = 'WebhookSignature';
+
 /**
  * The event catalogue as OpenAPI 3.1 `webhooks`: one entry per event type, from the same declarations the service
  * emits and checks its events with (src/events/catalogue.ts).
  */
 export function registerWebhooks(registry: OpenAPIRegistry): void {
+  registry.registerComponent('securitySchemes', WEBHOOK_SIGNATURE_SCHEME, {
+    type: 'apiKey',
+    in: 'header',
+    name: 'webhook-signature',
+    description: 'Standard Webhooks signature: verify it with the endpoint secret (whsec_…) before trusting the body (docs/webhooks.md).',
+  });
   for (const definition of EVENT_DEFINITIONS) {
     registry.registerWebhook({
       method: 'post',
@@ -22,7 +32,8 @@ export function registerWebhooks(registry: OpenAPIRegistry): void {
       operationId: `event.${definition.type}`,
       summary: definition.type,
       description: `${definition.description}\n\nSigned per Standard Webhooks (docs/webhooks.md). Answer 2xx within 10 s; anything else is retried.`,
-      tags: ['events'],
+      tags: [EVENTS_TAG.name],
+      security: [{ [WEBHOOK_SIGNATURE_SCHEME]: [] }],
       request: { headers: DELIVERY_HEADERS, body: { required: true, content: { 'application/json': { schema: EVENT_SCHEMAS.get(definition.type)! } } } },
       responses: { 200: { description: 'Any 2xx status acknowledges the delivery; the body is ignored (the first 1 KB is kept with the attempt).' } },
     });

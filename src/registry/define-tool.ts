@@ -151,7 +151,12 @@ export const REVERSIBLE_SENTENCE = 'Reversible with audit.revert.';
 const rateLimitSentence = ({ max, windowSeconds }: ToolRateLimit) => `Limited to ${max} calls per ${windowSeconds} s per key.`;
 
 const DryRunField = z.boolean().optional().describe('Validate and run the tool in a transaction that is rolled back; returns the changes it would make.');
-const ConfirmField = z.literal(true).describe('Must be exactly true to perform this change (not needed with dryRun: true).');
+// Optional in the schema because a dry run needs none; the rule between the two fields is stated here and answered
+// with 422 confirmation_required.
+const ConfirmField = z
+  .literal(true)
+  .optional()
+  .describe('Must be exactly true to perform this change; may be left out only with dryRun: true (422 confirmation_required otherwise).');
 
 export function defineTool<I extends AnyObject, O extends z.ZodType>(spec: ToolSpec<I, O>): Tool {
   if (spec.deprecated) checkDeprecation(spec.name, spec.deprecated);
@@ -160,7 +165,9 @@ export function defineTool<I extends AnyObject, O extends z.ZodType>(spec: ToolS
   const reversible = write ? (spec.audit.reversible ?? []) : [];
   const auditedTypes = write ? new Set([...reversible.map((e) => e.entityType), ...(spec.audit.appendOnly ?? [])]) : new Set<string>();
   const extras: z.ZodRawShape = write ? { dryRun: DryRunField } : {};
-  const input = spec.input.extend({ ...extras, ...(requiresConfirm ? { confirm: ConfirmField } : {}) }).strict();
+  // extend() starts a new schema: the declared one's JSON Schema metadata (e.g. atLeastOneOf) is carried over.
+  const published = spec.input.meta() ?? {};
+  const input = spec.input.extend({ ...extras, ...(requiresConfirm ? { confirm: ConfirmField } : {}) }).strict().meta(published);
   const validator = spec.input.extend({ ...extras, ...(requiresConfirm ? { confirm: z.unknown().optional() } : {}) }).strict();
   const base: ToolBase = {
     name: spec.name,

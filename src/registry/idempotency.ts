@@ -13,7 +13,11 @@ export type IdempotencyClaim = { apiKeyId: string; key: string; tool: string; re
 export type StoredOutcome = { status: 200; body: { ok: true; result: unknown } } | { status: number; body: { code: ProblemCode; detail: string } };
 
 const REPLAYED = { 'Idempotent-Replayed': 'true' };
-const TOKEN = /^[!-~]{1,255}$/;
+/**
+ * The header's published rule (OpenAPI `pattern` of the IdempotencyKey parameter), checked on the raw value: 1 to
+ * 255 visible ASCII characters, but not the empty sf-string `""`.
+ */
+export const IDEMPOTENCY_KEY_PATTERN = /^(?!""$)[!-~]{1,255}$/;
 
 /**
  * Parses the Idempotency-Key header (draft-ietf-httpapi-idempotency-key-header-07): an sf-string `"…"`, or the
@@ -22,11 +26,11 @@ const TOKEN = /^[!-~]{1,255}$/;
 export function parseIdempotencyKey(value: string | string[] | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (Array.isArray(value)) throw new AppError('invalid_idempotency_key', 'Send exactly one Idempotency-Key header.');
-  const values = value;
-  const quoted = /^"((?:[ !#-[\]-~]|\\["\\])*)"$/.exec(values.trim());
-  const key = quoted ? quoted[1].replace(/\\(["\\])/g, '$1') : values.trim();
-  if (!TOKEN.test(key)) throw new AppError('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters.');
-  return key;
+  const raw = value.trim();
+  if (!IDEMPOTENCY_KEY_PATTERN.test(raw)) throw new AppError('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters.');
+  // Within the pattern a quoted value has no spaces, so its unquoted content is visible ASCII too.
+  const quoted = /^"((?:[!#-[\]-~]|\\["\\])+)"$/.exec(raw);
+  return quoted ? quoted[1].replace(/\\(["\\])/g, '$1') : raw;
 }
 
 /** Fingerprint of the call: the same key may only be replayed for the same tool and the same arguments. */

@@ -1,3 +1,4 @@
+import { problemOfIssues } from '../schemas/domain-issue.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
@@ -74,7 +75,8 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
   authorize(tool, req.principal);
   if (tool.rateLimit) await req.countToolCall(tool.name, tool.rateLimit);
   const { confirm, dryRun, ...args } = validateInput(tool, req.body);
-  if (tool.requiresConfirm && confirm !== true && dryRun !== true) {
+  // A dry run needs no confirm, but a confirm that is sent must be exactly true (the published schema says so).
+  if (tool.requiresConfirm && (confirm === undefined ? dryRun !== true : confirm !== true)) {
     throw new AppError('confirmation_required', `${tool.name} changes data and needs "confirm": true (preview it first with "dryRun": true).`);
   }
 
@@ -171,7 +173,7 @@ function validateInput(tool: Tool, body: unknown): ValidatedInput {
     throw new AppError('invalid_body', 'The request body must be a JSON object; send {} when the tool takes no fields.');
   }
   const parsed = tool.validator.safeParse(body);
-  if (!parsed.success) throw new AppError('invalid_request', describeIssues(parsed.error.issues));
+  if (!parsed.success) throw new AppError(problemOfIssues(parsed.error.issues), describeIssues(parsed.error.issues));
   return parsed.data as ValidatedInput;
 }
 

@@ -1,9 +1,12 @@
 import { PROBLEMS, type ProblemCode } from '../errors.ts';
 import type { Tool } from './define-tool.ts';
 
-/** What any tool call can meet before or around its handler: body, validation, auth, limits, server faults. */
+/**
+ * What any tool call can meet before or around its handler: body, validation (invalid_text: a text field holding
+ * what PostgreSQL cannot store), auth, limits, server faults.
+ */
 export const COMMON_PROBLEMS: readonly ProblemCode[] = [
-  'invalid_json', 'invalid_body', 'invalid_request', 'unauthorized', 'insufficient_scope', 'payload_too_large',
+  'invalid_json', 'invalid_body', 'invalid_request', 'invalid_text', 'unauthorized', 'insufficient_scope', 'payload_too_large',
   'unsupported_media_type', 'rate_limited', 'internal_error', 'service_unavailable',
 ];
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { answeredAs } from './domain-issue.ts';
 
 /**
  * A page cursor: the last item's (time, id), so pages stay stable while new items arrive. `listedBy` names the tool
@@ -11,7 +12,7 @@ export const pageCursor = (listedBy: string) =>
     .transform((raw, ctx) => {
       const decoded = /^(\d{1,15})\.([A-Za-z0-9_-]{1,64})$/.exec(Buffer.from(raw, 'base64url').toString('utf8'));
       if (!decoded) {
-        ctx.addIssue({ code: 'custom', message: `is not a cursor returned by ${listedBy}` });
+        ctx.addIssue({ code: 'custom', message: `is not a cursor returned by ${listedBy}`, params: answeredAs('invalid_cursor') });
         return z.NEVER;
       }
       return { at: new Date(Number(decoded[1])), id: decoded[2] };

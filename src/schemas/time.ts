@@ -7,6 +7,6 @@ export const timestampInput = () => z.iso.datetime({ offset: true });
 
 /** A creation-time filter; both ends inclusive (the order is checked by domain/date-range.ts). */
 export const DateRange = {
-  fromDate: timestampInput().optional().describe('Only orders created at or after this moment.'),
-  toDate: timestampInput().optional().describe('Only orders created at or before this moment.'),
+  fromDate: timestampInput().optional().describe('Only orders created at or after this moment. Must not be after toDate (422 invalid_date_range).'),
+  toDate: timestampInput().optional().describe('Only orders created at or before this moment. Must not be before fromDate (422 invalid_date_range).'),
 };

@@ -1,6 +1,30 @@
 import { z } from 'zod';
-import { cleanText } from './text.ts';
+import { answeredAs } from './domain-issue.ts';
 
-export const httpUrl = () => cleanText(z.url({ protocol: /^https?$/, hostname: z.regexes.domain }).max(2048));
+const HOST = String.raw`(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}`;
+const PCHAR = String.raw`(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})`;
+/**
+ * An http(s) URL on a domain name (at least two labels, a letters-only top-level label): no IP address, port or
+ * credentials; path, query and fragment in RFC 3986 characters.
+ */
+export const HTTP_URL_PATTERN = new RegExp(String.raw`^https?://${HOST}(?:/(?:${PCHAR}|/)*)?(?:\?(?:${PCHAR}|[/?])*)?(?:#(?:${PCHAR}|[/?])*)?$`);
+const HttpUrlRule = z.url({ protocol: /^https?$/, hostname: z.regexes.domain }).regex(HTTP_URL_PATTERN);
 
-export const emailInput = () => z.email().max(254);
+/**
+ * An image URL field. Published as `format: uri` with a one-line description rather than as the full pattern (which
+ * costs an agent about 130 tokens of tool list per field); a URI outside the rule is valid under the schema and is
+ * answered with the domain error 400 invalid_image_url, never 400 invalid_request.
+ */
+export const httpUrl = () =>
+  z
+    .string()
+    .max(2048)
+    .refine((v) => HttpUrlRule.safeParse(v).success, {
+      message: 'must be an http(s) URL on a domain name, without port or credentials',
+      params: answeredAs('invalid_image_url'),
+    })
+    .meta({ format: 'uri', description: 'http(s) URL on a domain name; no IP, port or credentials (400 invalid_image_url).' });
+
+/** An address whose domain has a letters-only top-level label (so "0@com" is refused), in the characters RFC 5321 needs. */
+export const EMAIL_PATTERN = new RegExp(String.raw`^[A-Za-z0-9_'+-]+(?:\.[A-Za-z0-9_'+-]+)*@${HOST}$`);
+export const emailInput = () => z.email({ pattern: EMAIL_PATTERN }).max(254).meta({ pattern: EMAIL_PATTERN.source });

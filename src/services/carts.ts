@@ -124,7 +124,7 @@ export async function addCartLine(tx: Tx, cartId: string, productSlug: string, u
   const line = ({ role: _role, ...l }: AddRow): CartLine => l;
   const added = rows.find((r) => r.role === 'added');
   if (!added) {
-    if (rows.some((r) => r.role === 'too_many')) throw new AppError('invalid_request', `quantity: the cart would hold more than ${MAX_INT} units of "${productSlug}".`);
+    if (rows.some((r) => r.role === 'too_many')) throw new AppError('value_out_of_range', `quantity: the cart would hold more than ${MAX_INT} units of "${productSlug}".`);
     throw new AppError('not_found', `No product with slug "${productSlug}".`);
   }
   const before = rows.filter((r) => r.role === 'line').map(line);

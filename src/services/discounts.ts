@@ -55,9 +55,9 @@ export type NewDiscount = { code: string; type: DiscountType; value: number; val
 
 export async function createDiscount(tx: Tx, input: NewDiscount): Promise<DiscountCode> {
   const { code, type, value, validUntil, usageLimit } = input;
-  if (type === 'percent' && value > 100) throw new AppError('invalid_request', 'value: a percent discount is 1..100.');
+  if (type === 'percent' && value > 100) throw new AppError('value_out_of_range', 'value: a percent discount is 1..100.');
   const until = validUntil ? new Date(validUntil) : null;
-  if (until && until <= new Date()) throw new AppError('invalid_request', 'validUntil: must be in the future.');
+  if (until && until <= new Date()) throw new AppError('date_not_in_future', 'validUntil: must be in the future.');
   const normalized = normalizeCode(code);
   const now = new Date();
   // One statement: a taken code inserts nothing (the unique index decides, also between concurrent creates).

@@ -34,7 +34,7 @@ export type SettingsChange = {
 export async function updateSettings(tx: Tx, change: SettingsChange) {
   const { shippingFeeDkk, freeShippingThresholdDkk, ...rest } = change;
   if (Object.values(change).every((v) => v === undefined)) {
-    throw new AppError('invalid_request', '(body): give at least one setting to change.');
+    throw new AppError('nothing_to_change', '(body): give at least one setting to change.');
   }
   await loadSettings(tx);
   // Row lock: the audit's `before` must be the state this update actually replaced.

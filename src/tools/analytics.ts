@@ -43,7 +43,7 @@ export const analyticsTools = [
     }),
     output: Summary,
     kind: 'read',
-    errors: [],
+    errors: ['invalid_date_range'],
     handler({ fromDate, toDate, topProductsLimit }, ctx) {
       const range = parseRange({ fromDate, toDate });
       const to = range.to ?? new Date();

@@ -43,13 +43,13 @@ export function auditTools(tools: readonly Tool[]): Tool[] {
       description: 'Lists audit entries newest first: which key changed which entity with which tool, with the state before and after. Page with nextCursor.',
       scope: 'audit:read',
       kind: 'read',
-      errors: [],
+      errors: ['invalid_cursor'],
       input: z.strictObject({
         tool: text({ min: 1, max: 100 }).optional(),
         entityType: text({ min: 1, max: 100 }).optional(),
         entityId: text({ min: 1, max: 100 }).optional(),
         limit: limit(20),
-        cursor: Cursor.optional(),
+        cursor: Cursor.optional().describe('nextCursor of the previous page (400 invalid_cursor for anything else).'),
       }),
       output: z.object({ entries: z.array(AuditEntryOut), nextCursor: z.string().nullable() }),
       async handler(filter, ctx) {

@@ -27,8 +27,8 @@ const DiscountsCreateInput = z.strictObject({
     .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be letters, digits, ".", "_" or "-", starting with a letter or digit')
     .describe('Case-insensitive; stored and returned in upper case. Unique (409 conflict).'),
   type: DiscountType,
-  value: positiveOere().describe('percent: 1..100; fixed: øre off the subtotal (never more than the subtotal).'),
-  validUntil: timestampInput().nullable().optional().describe('The code stops working at this moment; omit or null: no end.'),
+  value: positiveOere().describe('percent: 1..100 (above 100: 422 value_out_of_range); fixed: øre off the subtotal (never more than the subtotal).'),
+  validUntil: timestampInput().nullable().optional().describe('The code stops working at this moment, which must be in the future (422 date_not_in_future); omit or null: no end.'),
   usageLimit: z.number().int().min(1).max(MAX_INT).nullable().optional().describe('How many orders may use the code; omit or null: unlimited.'),
 });
 
@@ -54,7 +54,7 @@ export const discountTools = [
     description: 'Creates an active discount code: percent (value 1..100, rounded half-up to the øre) or fixed (value in øre). The code is case-insensitive and stored in upper case; taken codes give 409 conflict.',
     scope: 'discounts:write',
     kind: 'write',
-    errors: ['conflict'],
+    errors: ['conflict', 'value_out_of_range', 'date_not_in_future'],
     audit: { appendOnly: ['discount'] },
     input: DiscountsCreateInput,
     output: z.object({ id: z.string(), code: z.string() }),

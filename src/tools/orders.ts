@@ -24,7 +24,7 @@ export const orderTools = [
     }),
     output: z.array(OrderListItem),
     kind: 'read',
-    errors: [],
+    errors: ['invalid_date_range'],
     handler: ({ status, email, fromDate, toDate, limit: take }, ctx) =>
       listOrders(ctx.db, { status, email, ...parseRange({ fromDate, toDate }), limit: take }),
   }),
@@ -44,7 +44,7 @@ export const orderTools = [
   defineTool({
     name: 'orders.update_status',
     title: 'Change an order’s status',
-    description: `Moves an order to another status; only the moves below are legal (others, and "moving" to the current status, give 422 illegal_transition naming the legal targets). The state before the change is kept in the audit log.\n${describeTransitions()}`,
+    description: `Moves an order to another status. Any move not listed (also to the current status) is 422 illegal_transition naming the legal targets. The audit log keeps the state before.\n${describeTransitions()}`,
     scope: 'orders:write',
     input: z.strictObject({ orderId: orderIdRef(), status: OrderStatusSchema }),
     kind: 'write',

@@ -89,7 +89,7 @@ export const pageTools = [
     destructive: true,
     idempotent: true,
     requiresConfirm: true,
-    errors: ['not_found'],
+    errors: ['not_found', 'invalid_image_url', 'invalid_layout'],
     audit: { reversible: [pageEntity] },
     input: z.strictObject({ slug: slugRef(), layout: Layout.nullable() }),
     output: z.object({ slug: z.string(), layout: LayoutOut, updatedAt: timestamp() }),

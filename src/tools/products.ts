@@ -143,7 +143,7 @@ export const productTools = [
     description: 'Creates a product. The slug is unique (also against soft-deleted products) and cannot be changed later. Without categoryId/categorySlug the product goes to the "uncategorized" category.',
     scope: 'products:write',
     kind: 'write',
-    errors: ['not_found', 'conflict'],
+    errors: ['not_found', 'conflict', 'invalid_image_url'],
     audit: { appendOnly: ['product'] },
     input: ProductsCreateInput,
     output: IdSlug,
@@ -161,7 +161,7 @@ export const productTools = [
     scope: 'products:write',
     kind: 'write',
     idempotent: true,
-    errors: ['not_found', 'slug_immutable'],
+    errors: ['not_found', 'slug_immutable', 'nothing_to_change', 'invalid_image_url'],
     audit: { reversible: [productEntity] },
     input: ProductsUpdateInput,
     output: IdSlug,
@@ -205,7 +205,7 @@ export const productTools = [
     audit: { appendOnly: ['product'] },
     input: z.strictObject({
       slug: slugRef(),
-      imageUrl: z.string().max(2048).describe('Public https URL; no credentials, no IP addresses.'),
+      imageUrl: z.string().min(1).max(2048).describe('Public https URL; no credentials, no IP addresses (400 invalid_image_url).'),
       alt: text({ max: 200 }).optional().describe('Alt text; recorded in the audit entry.'),
       sourceId: text({ max: 200 })
         .optional()

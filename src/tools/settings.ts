@@ -15,7 +15,10 @@ const SettingsUpdateInput = z.strictObject({
   shippingFeeDkk: oere().optional().describe('Shipping fee in øre.'),
   freeShippingThresholdDkk: oere().nullable().optional().describe('Orders whose goods (after discount) reach this many øre ship free; null: never free.'),
   vatRateBasisPoints: z.number().int().min(0).max(10_000).optional().describe('VAT rate in basis points (2500 = 25 %); prices include VAT.'),
-});
+})
+  // MCP hosts refuse a top-level anyOf, so "at least one setting" is published as minProperties; a body with only
+  // dryRun passes it and is answered 422 nothing_to_change.
+  .meta({ minProperties: 1 });
 
 const SettingsOut = z.object({
   shopName: z.string(),
@@ -43,11 +46,11 @@ export const settingsTools = [
   defineTool({
     name: 'settings.update',
     title: 'Update shop settings',
-    description: 'Changes the given settings; fields left out are unchanged. Applies to carts priced and orders placed afterwards (existing orders keep their amounts).',
+    description: 'Changes the given settings; fields left out are unchanged, and at least one must be given (422 nothing_to_change). Applies to carts priced and orders placed afterwards (existing orders keep their amounts).',
     scope: 'settings:write',
     kind: 'write',
     idempotent: true,
-    errors: [],
+    errors: ['nothing_to_change', 'invalid_language_tag'],
     audit: { reversible: [settingsEntity] },
     input: SettingsUpdateInput,
     output: SettingsOut,

@@ -1,3 +1,4 @@
+import { answeredAs } from '../schemas/domain-issue.ts';
 import { z } from 'zod';
 import { isEventPattern } from '../events/catalogue.ts';
 import { checkEndpointUrl } from '../events/endpoint-url.ts';
@@ -15,10 +16,12 @@ import {
 const EndpointId = text({ min: 1, max: 100 }).describe('Endpoint id (we_…).');
 const Url = z.string().max(2048).describe('Public https URL.');
 const Events = z
-  .array(z.string().max(100).refine(isEventPattern, 'must be an event type from the catalogue, "<entity>.*" or "*"'))
+  .array(
+    z.string().max(100).refine(isEventPattern, { message: 'must be an event type from the catalogue, "<entity>.*" or "*"', params: answeredAs('unknown_event_type') }),
+  )
   .min(1)
   .max(100)
-  .describe('Event types (OpenAPI webhooks), "order.*" or "*".');
+  .describe('Event types (OpenAPI webhooks), "order.*" or "*" (422 unknown_event_type otherwise).');
 const Description = text({ max: 500 }).nullable();
 
 const Endpoint = WebhookEndpointObject;
@@ -54,7 +57,7 @@ export const webhookTools = [
       'Registers an https URL for signed events (Standard Webhooks). Returns the signing secret once.',
     scope: 'settings:write',
     kind: 'write',
-    errors: ['invalid_webhook_url'],
+    errors: ['invalid_webhook_url', 'unknown_event_type'],
     audit: { appendOnly: ['webhook_endpoint'] },
     input: z.strictObject({ url: Url, events: Events, description: Description.optional() }),
     output: WithSecret,
@@ -86,7 +89,7 @@ export const webhookTools = [
     scope: 'settings:write',
     kind: 'write',
     idempotent: true,
-    errors: ['not_found', 'invalid_webhook_url'],
+    errors: ['not_found', 'invalid_webhook_url', 'unknown_event_type'],
     audit: { appendOnly: ['webhook_endpoint'] },
     input: z.strictObject({ id: EndpointId, url: Url.optional(), events: Events.optional(), description: Description.optional(), enabled: z.boolean().optional() }),
     output: Endpoint,
@@ -158,7 +161,7 @@ export const webhookTools = [
     description: 'Deliveries to one endpoint, newest first, with their attempts.',
     scope: 'settings:read',
     kind: 'read',
-    errors: ['not_found'],
+    errors: ['not_found', 'invalid_cursor'],
     input: z.strictObject({
       endpointId: EndpointId,
       status: z.enum(['pending', 'succeeded', 'failed']).optional(),

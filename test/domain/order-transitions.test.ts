@@ -102,7 +102,7 @@ describe('describeTransitions', () => {
     for (const from of ORDER_STATUSES) {
       expect(text).toContain(`- ${from} → ${DESIGN[from].length ? DESIGN[from].join(', ') : 'none (terminal)'}`);
     }
-    expect(text).toMatch(/paid sets paidAt/);
+    expect(text).toMatch(/On first entry, paid sets paidAt/);
     expect(text).toMatch(/cancelled before the order shipped returns its stock and its discount-code use/);
   });
 });

@@ -98,7 +98,7 @@ describe('priceOrder', () => {
       expect(BigInt(r.vatOere)).toBe((2n * BigInt(r.totalDkk) * 2500n + 12_500n) / 25_000n);
     });
 
-    it('refuses a subtotal or total beyond 2^53 − 1 øre with 400 instead of rounding it', () => {
+    it('refuses a subtotal or total beyond 2^53 − 1 øre with 422 value_out_of_range instead of rounding it', () => {
       const max = Number.MAX_SAFE_INTEGER;
       for (const lines of [[line(max, 2)], [line(max), line(1)]]) {
         try {
@@ -106,7 +106,7 @@ describe('priceOrder', () => {
           throw new Error('accepted');
         } catch (err) {
           expect(err).toBeInstanceOf(AppError);
-          expect((err as AppError).code).toBe('invalid_request');
+          expect((err as AppError).code).toBe('value_out_of_range');
         }
       }
       // Shipping on top of a maximal subtotal would overflow the total.

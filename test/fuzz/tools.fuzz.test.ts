@@ -12,7 +12,14 @@
 //     on every table (audit entries included) counts committed inserts, updates and deletes per table, so any
 //     committed change, even one that restores the same content, shows. The counts live in the same transactions
 //     as the changes, so a rolled-back write counts nothing. O(1) per call, also after thousands of writes.
+// The schema is the validator, checked in both directions against both published schemas of the tool (the MCP
+// inputSchema and the OpenAPI request body, compiled with Ajv, formats asserted): an input valid under them is never
+// answered 400 invalid_request (only a documented domain error or success), and every input answered 200 is valid
+// under them. Write calls also send an Idempotency-Key drawn from the header's published pattern.
 // Runs per tool and kind: FUZZ_RUNS (default 15; `npm run fuzz` runs 2000). FUZZ_SEED replays a reported failure.
+// The counts of both directions are printed at the end; FUZZ_STATS=1 also prints the outcomes per tool.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { z } from 'zod';
@@ -20,6 +27,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/key-admin.ts';
 import { seedDemo } from '../../src/cli/seed/index.ts';
 import { PROBLEMS } from '../../src/errors.ts';
+import { buildDocument } from '../../src/openapi/build-document.ts';
 import type { Tool } from '../../src/registry/define-tool.ts';
 import { SCOPES } from '../../src/registry/scopes.ts';
 import { problemCodesOf } from '../../src/registry/tool-problems.ts';
@@ -45,6 +53,7 @@ type Schema = {
   properties?: Record<string, Schema>;
   required?: string[];
   additionalProperties?: boolean | Schema;
+  minProperties?: number;
   propertyNames?: Schema;
   items?: Schema;
   minItems?: number;
@@ -71,7 +80,9 @@ function stringArb(s: Schema, pool: readonly string[] | undefined, urlish = fals
   const max = s.maxLength ?? 200;
   const fits = (v: string) => v.length >= min && v.length <= max;
   let gen: fc.Arbitrary<string>;
-  if (s.format === 'date-time') {
+  if (s.format === 'email' && !s.pattern) {
+    gen = fc.emailAddress().filter(fits);
+  } else if (s.format === 'date-time') {
     gen = fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
   } else if (s.format === 'uri' || (urlish && !s.pattern)) {
     // https URLs (also for untyped URL fields such as imageUrl), with a few that the URL checks must refuse.
@@ -80,17 +91,27 @@ function stringArb(s: Schema, pool: readonly string[] | undefined, urlish = fals
       { weight: 1, arbitrary: fc.constantFrom('https://127.0.0.1/a.jpg', 'http://images.example.com/a.jpg', 'https://u:p@images.example.com/a.jpg', 'https://localhost/a.png') },
     ).filter(fits);
   } else if (s.pattern) {
-    gen = fc.stringMatching(new RegExp(s.pattern), { maxLength: Math.min(max, 60) }).filter(fits);
+    gen = matching(s.pattern, Math.min(max, 60)).filter(fits);
   } else {
     const short = Math.min(max, Math.max(min, 40));
     gen = fc.oneof(
-      { weight: 4, arbitrary: fc.string({ minLength: min, maxLength: short, unit: 'grapheme-ascii' }) },
+      { weight: 4, arbitrary: fc.string({ minLength: min, maxLength: short, unit: 'grapheme-ascii' }).filter(clean) },
       { weight: 2, arbitrary: fc.string({ minLength: min, maxLength: short, unit: 'grapheme' }).filter((v) => clean(v) && fits(v)) },
       // The bounds themselves.
       { weight: 1, arbitrary: fc.constantFrom('a'.repeat(min), 'a'.repeat(max)) },
     );
   }
   return pool && pool.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...pool) }, { weight: 2, arbitrary: gen }) : gen;
+}
+
+/**
+ * Strings matching a published pattern (ECMAScript, unicode mode as JSON Schema validators run it). fast-check
+ * cannot generate from lookaheads, so they are dropped for generation and the full pattern filters the result.
+ */
+function matching(pattern: string, maxLength: number): fc.Arbitrary<string> {
+  const full = new RegExp(pattern, 'u');
+  const generable = new RegExp(pattern.replace(/\(\?[!=][^)]*\)/g, ''));
+  return fc.stringMatching(generable, { maxLength }).filter((v) => full.test(v));
 }
 
 function integerArb(s: Schema): fc.Arbitrary<number> {
@@ -103,6 +124,11 @@ function integerArb(s: Schema): fc.Arbitrary<number> {
 function schemaToArb(s: Schema, pools: Pools, name = ''): fc.Arbitrary<unknown> {
   if ('const' in s) return fc.constant(s.const);
   if (s.enum) return fc.constantFrom(...s.enum);
+  // "At least one of these fields" (anyOf of bare `required`s next to the properties): one of them is made required.
+  if (s.anyOf?.every((v) => Object.keys(v).length === 1 && v.required)) {
+    const { anyOf, ...rest } = s;
+    return fc.oneof(...anyOf.map((v) => schemaToArb({ ...rest, required: [...(rest.required ?? []), ...(v.required ?? [])] }, pools, name)));
+  }
   const variants = s.anyOf ?? s.oneOf;
   if (variants) return fc.oneof(...variants.map((v) => schemaToArb(v, pools, name)));
   if (Array.isArray(s.type)) return fc.oneof(...s.type.map((type) => schemaToArb({ ...s, type }, pools, name)));
@@ -122,7 +148,8 @@ function schemaToArb(s: Schema, pools: Pools, name = ''): fc.Arbitrary<unknown> 
     case 'object': {
       if (s.properties && Object.keys(s.properties).length > 0) {
         const model = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, schemaToArb(v, pools, k)]));
-        return fc.record(model, { requiredKeys: s.required ?? [] });
+        const record = fc.record(model, { requiredKeys: s.required ?? [] });
+        return s.minProperties ? record.filter((r) => Object.keys(r).length >= (s.minProperties ?? 0)) : record;
       }
       if (s.additionalProperties && typeof s.additionalProperties === 'object') {
         const keys = s.propertyNames ? (stringArb(s.propertyNames, undefined) as fc.Arbitrary<string>) : fc.string({ minLength: 1, maxLength: 20 });
@@ -251,6 +278,42 @@ function mutate(required: readonly string[], input: Json, kind: Mutation, pick: 
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// The published schemas, compiled: the MCP inputSchema and the OpenAPI request body of each tool, and the
+// Idempotency-Key header parameter
+
+const ajv = new Ajv2020({ strict: false, allErrors: false });
+addFormats(ajv);
+const OPENAPI = buildDocument(TOOLS) as unknown as {
+  paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: object } } } } }>;
+  components: { parameters: { IdempotencyKey: { schema: { pattern: string } } } };
+};
+const HEADER_SCHEMA = OPENAPI.components.parameters.IdempotencyKey.schema;
+const validHeader = ajv.compile(HEADER_SCHEMA);
+
+/** Both published input schemas of a tool, as one check. */
+function publishedValidator(tool: Tool): (input: unknown) => boolean {
+  const validators: ValidateFunction[] = [
+    ajv.compile(z.toJSONSchema(tool.input, { io: 'input' })),
+    ajv.compile(OPENAPI.paths[`/api/v1/tools/${tool.name}`].post.requestBody.content['application/json'].schema),
+  ];
+  return (input) => validators.every((v) => v(input));
+}
+
+const INVALID_HEADERS = ['', ' ', 'a b', '""', 'é', '"a b"', 'x'.repeat(256)];
+/** An Idempotency-Key for a write: absent, drawn from the published pattern, or (mutated runs only) one it refuses. */
+const headerArb = (tool: Tool, invalidToo: boolean): fc.Arbitrary<string | undefined> =>
+  !tool.write
+    ? fc.constant(undefined)
+    : fc.oneof(
+        fc.constant(undefined),
+        matching(HEADER_SCHEMA.pattern, 60),
+        ...(invalidToo ? [fc.constantFrom(...INVALID_HEADERS)] : []),
+      );
+
+/** What both directions of "the schema is the validator" saw, printed at the end of the run. */
+const directions = { schemaValidSent: 0, schemaValidAccepted: 0, schemaValidRefused: {} as Record<string, number>, acceptedChecked: 0, schemaInvalidSent: 0 };
+
+// ---------------------------------------------------------------------------------------------------------
 // The app, a seeded database and the database's change counters
 
 let t: TestApp;
@@ -278,8 +341,9 @@ beforeAll(async () => {
       INSERT INTO "_fuzz_changes" (tbl, n) VALUES (TG_TABLE_NAME, 1) ON CONFLICT (tbl) DO UPDATE SET n = "_fuzz_changes".n + 1;
       RETURN NULL;
     END $$`);
-  // ApiKey is left out: authenticating updates lastUsedAt, which is bookkeeping, not a change.
-  for (const { name } of tables.filter((tbl) => tbl.name !== 'ApiKey')) {
+  // Left out as bookkeeping, not changes: ApiKey (authenticating updates lastUsedAt) and IdempotencyRecord (a call
+  // with an Idempotency-Key stores its answer, a refusal included, so that a retry replays it).
+  for (const { name } of tables.filter((tbl) => tbl.name !== 'ApiKey' && tbl.name !== 'IdempotencyRecord')) {
     await t.db.$executeRawUnsafe(
       `CREATE TRIGGER "_fuzz_count" AFTER INSERT OR UPDATE OR DELETE ON "${name.replace(/"/g, '""')}" FOR EACH ROW EXECUTE FUNCTION "_fuzz_count"()`,
     );
@@ -292,6 +356,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  console.log(`[fuzz] the schema is the validator: ${JSON.stringify(directions)}`);
   if (process.env.FUZZ_STATS) for (const [name, counts] of stats) console.log(`[fuzz] ${name}: ${JSON.stringify(counts)}`);
   await t?.close();
   await imageProvider?.close();
@@ -370,11 +435,13 @@ const SUCCESS_KEYS = ['ok', 'result'];
 const DRY_RUN_KEYS = ['changes', 'dryRun', 'ok', 'result'];
 const CHANGE_KEYS = new Set(['entityType', 'entityId', 'before', 'after', 'meta', 'revertOf']);
 
-async function callAndCheck(tool: Tool, sent: Sent, kind: string): Promise<void> {
+async function callAndCheck(tool: Tool, valid: (input: unknown) => boolean, sent: Sent, header: string | undefined, kind: string): Promise<void> {
   const payload = 'raw' in sent ? sent.raw : JSON.stringify(sent.body);
-  const label = `${tool.name} ${payload.length > 400 ? `${payload.slice(0, 400)}… (${payload.length} chars)` : payload}`;
+  const label = `${tool.name} ${payload.length > 400 ? `${payload.slice(0, 400)}… (${payload.length} chars)` : payload}${header === undefined ? '' : ` Idempotency-Key: ${JSON.stringify(header)}`}`;
   const before = lastFingerprint ?? (await fingerprint());
-  const res = await t.call(tool.name, payload, key);
+  const res = await t.call(tool.name, payload, key, header === undefined ? {} : { headers: { 'idempotency-key': header } });
+  const sentJson = parsedOrUndefined(payload);
+  const schemaValid = sentJson.ok && valid(sentJson.value) && (header === undefined || validHeader(header));
   const after = await fingerprint();
   lastFingerprint = after;
 
@@ -385,6 +452,20 @@ async function callAndCheck(tool: Tool, sent: Sent, kind: string): Promise<void>
   counts[outcome] = (counts[outcome] ?? 0) + 1;
   stats.set(`${tool.name} ${kind}`, counts);
   if (res.statusCode === 200 && tool.annotations.destructiveHint && body.dryRun !== true) dirty = true;
+
+  if (schemaValid) {
+    directions.schemaValidSent++;
+    if (res.statusCode === 200) directions.schemaValidAccepted++;
+    else directions.schemaValidRefused[String(body.code)] = (directions.schemaValidRefused[String(body.code)] ?? 0) + 1;
+    // Valid under the published schemas: success or a domain error, never a complaint about the shape.
+    expect(['invalid_request', 'invalid_idempotency_key', 'invalid_body', 'invalid_json'], `${label}: valid under the published schema`).not.toContain(body.code);
+  } else {
+    directions.schemaInvalidSent++;
+  }
+  if (res.statusCode === 200) {
+    directions.acceptedChecked++;
+    expect(schemaValid, `${label}: accepted, but not valid under the published schema`).toBe(true);
+  }
 
   if (res.statusCode !== 200) {
     expect(res.headers['content-type'], label).toMatch(/^application\/problem\+json/);
@@ -418,6 +499,14 @@ async function callAndCheck(tool: Tool, sent: Sent, kind: string): Promise<void>
   if (!tool.write || dryRun) expect(after, `${label}: a ${dryRun ? 'dry run' : 'read'} changed the database`).toEqual(before);
 }
 
+function parsedOrUndefined(payload: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(payload) };
+  } catch {
+    return { ok: false };
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------
 
 const params = (): fc.Parameters<unknown> => ({ numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true });
@@ -437,11 +526,15 @@ it('the oracle: change counters see a committed write (also a same-value update)
 describe.each(TOOLS.map((tool) => [tool.name, tool] as const))('fuzz %s', (_name, tool) => {
   const schema = z.toJSONSchema(tool.input, { io: 'input' }) as Schema;
   const required = schema.required ?? [];
+  const published = publishedValidator(tool);
 
   it(`${tool.name}: inputs generated from its schema keep every invariant`, async () => {
     const pools = await prepare(tool);
     const valid = validInputs(schema, pools);
-    await fc.assert(fc.asyncProperty(valid, (input) => callAndCheck(tool, { body: input }, 'valid')), params());
+    await fc.assert(
+      fc.asyncProperty(valid, headerArb(tool, false), (input, header) => callAndCheck(tool, published, { body: input }, header, 'valid')),
+      params(),
+    );
   }, TEST_TIMEOUT);
 
   it(`${tool.name}: mutated inputs keep every invariant`, async () => {
@@ -450,6 +543,9 @@ describe.each(TOOLS.map((tool) => [tool.name, tool] as const))('fuzz %s', (_name
     const mutated = fc
       .tuple(valid, fc.constantFrom(...MUTATIONS), fc.nat(), fc.jsonValue({ maxDepth: 1 }))
       .map(([input, kind, pick, extra]) => mutate(required, input, kind, pick, extra));
-    await fc.assert(fc.asyncProperty(mutated, (sent) => callAndCheck(tool, sent, 'mutated')), params());
+    await fc.assert(
+      fc.asyncProperty(mutated, headerArb(tool, true), (sent, header) => callAndCheck(tool, published, sent, header, 'mutated')),
+      params(),
+    );
   }, TEST_TIMEOUT);
 });

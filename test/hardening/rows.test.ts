@@ -248,17 +248,19 @@ describe('docs/robustness.md, rows 3–16 over REST and MCP (same problem code)'
     for (const priceDkk of BAD_PRICES) expect((await mcpCall('products.create', { ...validProduct('bad-price'), priceDkk })).code).toBe('invalid_request');
   });
 
-  const BAD_NAMES = ['Nul\u0000Byte', 'x'.repeat(100_000), 'Lone \ud800 surrogate'];
-  it('row 11: NUL in a name, a 100k-char name, a lone surrogate → 400 invalid_request (never a 500), nothing written', async () => {
+  const BAD_NAMES: [string, 400 | 422, string][] = [
+    ['Nul\u0000Byte', 422, 'invalid_text'], ['x'.repeat(100_000), 400, 'invalid_request'], ['Lone \ud800 surrogate', 422, 'invalid_text'],
+  ];
+  it('row 11: NUL in a name or a lone surrogate → 422 invalid_text, a 100k-char name → 400 invalid_request (never a 500), nothing written', async () => {
     const [products, audits] = [await productCount(), await auditCount()];
-    for (const name of BAD_NAMES) {
-      expectProblem(await t.call('products.create', { ...validProduct('bad-name'), name }, admin), 400, 'invalid_request');
-      expectProblem(await t.call('categories.upsert', { slug: 'bad-name', name }, admin), 400, 'invalid_request');
+    for (const [name, status, code] of BAD_NAMES) {
+      expectProblem(await t.call('products.create', { ...validProduct('bad-name'), name }, admin), status, code);
+      expectProblem(await t.call('categories.upsert', { slug: 'bad-name', name }, admin), status, code);
     }
     expect([await productCount(), await auditCount()]).toEqual([products, audits]);
   });
-  it('row 11 over MCP: the same names → invalid_request', async () => {
-    for (const name of BAD_NAMES) expect((await mcpCall('products.create', { ...validProduct('bad-name'), name })).code).toBe('invalid_request');
+  it('row 11 over MCP: the same names → the same codes', async () => {
+    for (const [name, , code] of BAD_NAMES) expect((await mcpCall('products.create', { ...validProduct('bad-name'), name })).code).toBe(code);
   });
 
   const NOT_CONFIRMED: [string, Record<string, unknown>][] = [
@@ -336,19 +338,19 @@ describe('docs/robustness.md, rows 3–16 over REST and MCP (same problem code)'
     }
   });
 
-  const BAD_PAGING: [string, Record<string, unknown>][] = [
-    ['products.search', { limit: 100_000 }],
-    ['orders.list', { limit: 100_000 }],
-    ['audit.list', { cursor: 'garbage' }],
-    ['audit.list', { cursor: Buffer.from('1.2.3').toString('base64url') }],
-    ['products.search', { offset: -1 }],
-    ['audit.list', { limit: -1 }],
+  const BAD_PAGING: [string, Record<string, unknown>, string][] = [
+    ['products.search', { limit: 100_000 }, 'invalid_request'],
+    ['orders.list', { limit: 100_000 }, 'invalid_request'],
+    ['audit.list', { cursor: 'garbage' }, 'invalid_cursor'],
+    ['audit.list', { cursor: Buffer.from('1.2.3').toString('base64url') }, 'invalid_cursor'],
+    ['products.search', { offset: -1 }, 'invalid_request'],
+    ['audit.list', { limit: -1 }, 'invalid_request'],
   ];
-  it('row 16: limit 100000, a garbage cursor, a negative offset → 400 invalid_request', async () => {
-    for (const [tool, body] of BAD_PAGING) expectProblem(await t.call(tool, body, admin), 400, 'invalid_request');
+  it('row 16: limit 100000, a negative offset → 400 invalid_request; a garbage cursor → 400 invalid_cursor', async () => {
+    for (const [tool, body, code] of BAD_PAGING) expectProblem(await t.call(tool, body, admin), 400, code);
   });
-  it('row 16 over MCP: the same paging → invalid_request', async () => {
-    for (const [tool, body] of BAD_PAGING) expect((await mcpCall(tool, body)).code, `${tool} ${JSON.stringify(body)}`).toBe('invalid_request');
+  it('row 16 over MCP: the same paging, the same codes', async () => {
+    for (const [tool, body, code] of BAD_PAGING) expect((await mcpCall(tool, body)).code, `${tool} ${JSON.stringify(body)}`).toBe(code);
   });
 });
 
@@ -637,12 +639,12 @@ describe('docs/robustness.md, rows 34–37 (MCP)', () => {
       ['products.search', '{"limit":9007199254740993}', 'invalid_request'],
       ['products.create', infinitePrice(), 'invalid_request'],
       ['products.create', JSON.stringify({ ...validProduct('row-37-b'), priceDkk: '12.99' }), 'invalid_request'],
-      ['products.create', JSON.stringify({ ...validProduct('row-37-b'), name: 'a\u0000b' }), 'invalid_request'],
+      ['products.create', JSON.stringify({ ...validProduct('row-37-b'), name: 'a\u0000b' }), 'invalid_text'],
       ['products.delete', JSON.stringify({ slug: p.slug, confirm: 'true' }), 'confirmation_required'],
       ['products.update', JSON.stringify({ slug: p.slug, patch: { slug: 'row-37-new' } }), 'slug_immutable'],
       ['discounts.create', '{"code":"ROW37","type":"percent","value":5,"usageCount":9}', 'invalid_request'],
       ['products.search', '{"q":"%"}', 'ok'],
-      ['audit.list', '{"cursor":"garbage"}', 'invalid_request'],
+      ['audit.list', '{"cursor":"garbage"}', 'invalid_cursor'],
     ];
     for (const [tool, args, code] of cases) {
       const rest = await rawCall(tool, args, admin);

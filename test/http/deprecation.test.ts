@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMcpCatalog } from '../../src/mcp/tool-catalog.ts';
-import { buildDocument } from '../../src/openapi/build-document.ts';
+import { buildDocument, withServer } from '../../src/openapi/build-document.ts';
 import { defineTool } from '../../src/registry/define-tool.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
@@ -56,7 +56,7 @@ describe('POST /api/v1/tools/catalog.legacy_count (deprecated)', () => {
 
   it('is marked deprecated in the OpenAPI document, with the headers declared', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    expect(doc).toEqual(JSON.parse(JSON.stringify(buildDocument(tools))));
+    expect(doc).toEqual(JSON.parse(JSON.stringify(withServer(buildDocument(tools), doc.servers[0].url))));
     const op = doc.paths['/api/v1/tools/catalog.legacy_count'].post;
     expect(op.deprecated).toBe(true);
     expect(op.description).toContain('Deprecated since 2026-01-01; sunset 2026-06-30');

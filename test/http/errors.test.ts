@@ -153,6 +153,17 @@ describe('problem+json bodies', () => {
     }
   });
 
+  it('checks the method before the key: TRACE and others on a tool are 405 with a bad, a valid or no key', async () => {
+    const valid = await t.key();
+    for (const authorization of ['Bearer aak_not_a_key', 'Basic eDp5', `Bearer ${valid}`, undefined]) {
+      for (const method of ['TRACE', 'GET', 'DELETE', 'OPTIONS'] as const) {
+        const res = await t.app.inject({ method, url: '/api/v1/tools/products.delete', headers: authorization ? { authorization } : {} });
+        expectProblem(res, 405, 'method_not_allowed');
+        expect(res.headers.allow).toBe('POST');
+      }
+    }
+  });
+
   it('GET /api/v1/tools/no.such_tool is 404 unknown_tool', async () => {
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/v1/tools/no.such_tool' }), 404, 'unknown_tool');
   });

@@ -186,26 +186,47 @@ describe('GET /openapi.json', () => {
     const res = await get('/openapi.json');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/vnd\.oai\.openapi\+json;version=3\.1/);
-    expect(res.json()).toEqual(JSON.parse(JSON.stringify(buildDocument(TOOLS))));
+    const { servers, ...rest } = res.json();
+    const { servers: _committed, ...generated } = JSON.parse(JSON.stringify(buildDocument(TOOLS)));
+    expect(rest).toEqual(generated);
+    // No PUBLIC_BASE_URL here: the request's own origin.
+    expect(servers).toEqual([{ url: BASE, description: 'This service.' }]);
+  });
+
+  it('names PUBLIC_BASE_URL as its server when set', async () => {
+    const other = await createTestApp({ env: { PUBLIC_BASE_URL: 'https://api.example.com/' } });
+    try {
+      const res = await other.app.inject({ method: 'GET', url: '/openapi.json', headers: { host: HOST } });
+      expect(res.json().servers).toEqual([{ url: 'https://api.example.com', description: 'This service.' }]);
+    } finally {
+      await other.close();
+    }
   });
 });
 
 describe('GET /docs', () => {
-  it('renders every tool with its scope, input fields and errors, without scripts or external assets', async () => {
+  it('is the reference page: the pinned Redoc bundle and its start script, both served by this service', async () => {
     const res = await get('/docs');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.headers['content-security-policy']).toContain("default-src 'none'");
-    const html = res.body;
-    expect(html).toMatch(/^<!doctype html>/);
-    expect(html).not.toMatch(/<script|<link |src="http/i);
-    for (const tool of TOOLS) {
-      expect(html).toContain(`id="${tool.name}"`);
-      expect(html).toContain(`scope ${tool.scope}`);
+    expect(res.body).toMatch(/^<!doctype html>/);
+    const scripts = [...res.body.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]);
+    expect(scripts).toEqual(['/docs/assets/redoc.standalone.js', '/docs/assets/init.js']);
+    for (const src of scripts) {
+      const js = await get(src);
+      expect(js.statusCode, src).toBe(200);
+      expect(js.headers['content-type'], src).toBe('text/javascript; charset=utf-8');
     }
-    expect(html).toContain('<code>priceDkk</code>');
-    expect(html).toContain('<a href="/problems/confirmation_required">');
-    expect(html).toContain('href="/openapi.json"');
+    expect((await get('/docs/assets/redoc.standalone.js')).body).not.toContain('https://cdn.redoc.ly');
+  });
+});
+
+describe('GET /problems', () => {
+  it('lists every problem code with a link to its page', async () => {
+    const res = await get('/problems');
+    expect(res.statusCode).toBe(200);
+    for (const code of Object.keys(PROBLEMS)) expect(res.body).toContain(`<a href="/problems/${code}">`);
   });
 });
 

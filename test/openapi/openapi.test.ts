@@ -31,6 +31,12 @@ describe('openapi/openapi.json', () => {
     expect(serializeDocument(buildDocument(TOOLS))).toBe(serializeDocument(doc));
   });
 
+  it('describes every tag (one per tool domain) and names a server', () => {
+    expect(doc.tags?.map((tag) => tag.name)).toEqual([...new Set(TOOLS.map((tool) => tool.name.split('.')[0])), 'events']);
+    for (const tag of doc.tags ?? []) expect(tag.description, tag.name).toMatch(/\w/);
+    expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+  });
+
   it("is titled 'Agent API', version 1.0.0, licensed MIT", () => {
     expect(doc.info).toMatchObject({ title: 'Agent API', version: '1.0.0', license: { name: 'MIT', identifier: 'MIT' } });
   });

@@ -119,6 +119,11 @@ describe('audit.list', () => {
   it.each([
     ['a garbage cursor', { cursor: 'garbage' }],
     ['a base64 cursor of the wrong form', { cursor: Buffer.from('not.a/cursor!').toString('base64url') }],
+  ])('POST /api/v1/tools/audit.list with %s is 400 invalid_cursor (valid under the schema, not issued here)', async (_label, body) => {
+    expect(expectProblem(await call('audit.list', body), 400, 'invalid_cursor').detail).toContain('cursor');
+  });
+
+  it.each([
     ['an over-long cursor', { cursor: 'x'.repeat(300) }],
     ['a numeric cursor', { cursor: 5 }],
     ['limit 0', { limit: 0 }],

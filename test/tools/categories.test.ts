@@ -106,13 +106,17 @@ describe('categories.upsert', () => {
     ['a slug with spaces', { slug: 'two words', name: 'Name' }, 'slug'],
     ['a slug with an underscore', { slug: 'snake_case', name: 'Name' }, 'slug'],
     ['a 1-character name', { slug: 'short-name', name: 'N' }, 'name'],
-    ['a NUL byte in the name', { slug: 'nul-name', name: 'Na\u0000me' }, 'name'],
     ['a number as name', { slug: 'num-name', name: 42 }, 'name'],
     ['an unknown field', { slug: 'extra', name: 'Name', productCount: 3 }, 'productCount'],
     ['an id', { slug: 'with-id', name: 'Name', id: 'x' }, 'id'],
   ])('POST /api/v1/tools/categories.upsert with %s is 400', async (_label, body, field) => {
     const problem = await expectRefused('categories.upsert', body, 400, 'invalid_request');
     expect(problem.detail).toContain(field);
+  });
+
+  it('POST /api/v1/tools/categories.upsert with a NUL byte in the name is 422 invalid_text', async () => {
+    const problem = await expectRefused('categories.upsert', { slug: 'nul-name', name: 'Na\u0000me' }, 422, 'invalid_text');
+    expect(problem.detail).toContain('name');
   });
 
   it('a dry run reports the change and creates nothing', async () => {

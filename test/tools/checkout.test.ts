@@ -95,12 +95,12 @@ describe('POST /api/v1/tools/cart.add_item', () => {
     expectProblem(await t.call('cart.add_item', { cartId, productSlug: 'q', quantity }, agent), 400, 'invalid_request');
   });
 
-  it('refuses a line beyond 2^53 − 1 units, and a cart worth more than 2^53 − 1 øre, with 400', async () => {
+  it('refuses a line beyond 2^53 − 1 units, and a cart worth more than 2^53 − 1 øre, with 422 value_out_of_range', async () => {
     await makeProduct(t.db, { slug: 'cheap', priceDkk: 1 });
     await makeProduct(t.db, { slug: 'dear', priceDkk: 2 });
     const { cartId } = await newCart([{ productSlug: 'cheap', quantity: 9007199254740991 }]);
-    expectProblem(await t.call('cart.add_item', { cartId, productSlug: 'cheap', quantity: 1 }, agent), 400, 'invalid_request');
-    expectProblem(await t.call('cart.add_item', { cartId, productSlug: 'dear', quantity: 9007199254740991 }, agent), 400, 'invalid_request');
+    expectProblem(await t.call('cart.add_item', { cartId, productSlug: 'cheap', quantity: 1 }, agent), 422, 'value_out_of_range');
+    expectProblem(await t.call('cart.add_item', { cartId, productSlug: 'dear', quantity: 9007199254740991 }, agent), 422, 'value_out_of_range');
     expect(await t.db.cartItem.count({ where: { cartId } })).toBe(1);
   });
 
@@ -317,12 +317,18 @@ describe('POST /api/v1/tools/checkout.create_order', () => {
     ['a bad email', { email: 'buyer' }],
     ['a missing shippingCity', { shippingCity: undefined }],
     ['an empty shippingName', { shippingName: '' }],
-    ['a NUL byte in the address', { shippingAddress: 'Vej\u00001' }],
     ['an unknown field', { isAiGenerated: false }],
   ])('refuses %s with 400', async (_name, body) => {
     await makeProduct(t.db, { slug: 'p' });
     const { cartId } = await newCart([{ productSlug: 'p', quantity: 1 }]);
     expectProblem(await checkout(cartId, body), 400, 'invalid_request');
+  });
+
+  it('refuses a NUL byte in the address with 422 invalid_text', async () => {
+    await makeProduct(t.db, { slug: 'p' });
+    const { cartId } = await newCart([{ productSlug: 'p', quantity: 1 }]);
+    expect(expectProblem(await checkout(cartId, { shippingAddress: 'Vej\u00001' }), 422, 'invalid_text').detail).toContain('shippingAddress');
+    expect(await t.db.order.count()).toBe(0);
   });
 
   it('persists nothing on a dry run, but reports the order it would create', async () => {

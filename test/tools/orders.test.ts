@@ -102,10 +102,13 @@ describe('POST /api/v1/tools/orders.list', () => {
     ['a date without time', { fromDate: '2026-01-01' }],
     ['a non-date', { toDate: 'yesterday' }],
     ['an impossible date', { fromDate: '2026-13-01T00:00:00Z' }],
-    ['fromDate after toDate', { fromDate: day(2).toISOString(), toDate: day(1).toISOString() }],
     ['an unknown field', { statuses: ['paid'] }],
   ])('refuses %s with 400', async (_name, body) => {
     expectProblem(await list(body), 400, 'invalid_request');
+  });
+
+  it('refuses fromDate after toDate with 422 invalid_date_range (a rule between the fields)', async () => {
+    expectProblem(await list({ fromDate: day(2).toISOString(), toDate: day(1).toISOString() }), 422, 'invalid_date_range');
   });
 
   it('needs orders:read', async () => {

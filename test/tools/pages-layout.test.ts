@@ -121,7 +121,6 @@ describe('POST /api/v1/tools/pages.set_layout', () => {
     ['a section without key', { sections: [{ id: 'x' }] }, /^layout\.sections\.0\.key:/],
     ['a section without id', { sections: [{ key: 'spacer' }] }, /^layout\.sections\.0\.id:/],
     ['a section with an empty id', { sections: [{ id: '', key: 'spacer' }] }, /^layout\.sections\.0\.id:/],
-    ['duplicate section ids', { sections: [spacer, { ...spacer }] }, /^layout\.sections\.1\.id: duplicate section id "gap"/],
     ['an extra section field', { sections: [{ ...spacer, style: 'x' }] }, /^layout\.sections\.0: unknown field\(s\) "style"/],
     ['a non-boolean enabled', { sections: [{ ...spacer, enabled: 'yes' }] }, /^layout\.sections\.0\.enabled:/],
     ['enabled null', { sections: [{ ...spacer, enabled: null }] }, /^layout\.sections\.0\.enabled:/],
@@ -136,22 +135,33 @@ describe('POST /api/v1/tools/pages.set_layout', () => {
     ['a number prop out of range', { sections: [{ id: 'p', key: 'product-grid', props: { limit: 0 } }] }, /^layout\.sections\.0\.props\.limit:/],
     ['a fractional number prop', { sections: [{ id: 'p', key: 'product-grid', props: { columns: 2.5 } }] }, /^layout\.sections\.0\.props\.columns:/],
     ['a badly formed slug prop', { sections: [{ id: 'p', key: 'category-grid', props: { categorySlugs: ['Sun Glasses'] } }] }, /^layout\.sections\.0\.props\.categorySlugs\.0:/],
-    ['an http image URL', { sections: [{ id: 'h', key: 'hero', props: { imageUrl: 'http://images.example.com/a.jpg' } }] }, /^layout\.sections\.0\.props\.imageUrl: image URL must use https/],
-    ['an image URL on an IP address', { sections: [{ id: 'g', key: 'gallery', props: { images: [{ src: 'https://169.254.169.254/x.jpg' }] } }] }, /^layout\.sections\.0\.props\.images\.0\.src:/],
-    ['an image URL with credentials', { sections: [{ id: 'i', key: 'image', props: { src: 'https://u:p@cdn.example.com/a.jpg' } }] }, /^layout\.sections\.0\.props\.src:/],
-    ['an image URL that is not a URL', { sections: [{ id: 'i', key: 'image', props: { src: 'a.jpg' } }] }, /^layout\.sections\.0\.props\.src:/],
     ['a gallery image without src', { sections: [{ id: 'g', key: 'gallery', props: { images: [{ alt: 'x' }] } }] }, /^layout\.sections\.0\.props\.images\.0\.src:/],
     ['an extra field in a list item', { sections: [{ id: 'f', key: 'faq', props: { items: [{ q: 'Q?', a: 'A.', x: 1 }] } }] }, /^layout\.sections\.0\.props\.items\.0: unknown field\(s\) "x"/],
     ['an empty FAQ answer', { sections: [{ id: 'f', key: 'faq', props: { items: [{ q: 'Q?', a: '' }] } }] }, /^layout\.sections\.0\.props\.items\.0\.a:/],
-    ['a javascript: link', { sections: [{ id: 'h', key: 'hero', props: { ctaHref: 'javascript:alert(1)' } }] }, /^layout\.sections\.0\.props\.ctaHref:/],
-    ['a protocol-relative link', { sections: [{ id: 'c', key: 'cta', props: { buttonHref: '//evil.example.com' } }] }, /^layout\.sections\.0\.props\.buttonHref:/],
-    ['a NUL byte in a text prop', { sections: [{ id: 'r', key: 'rich-text', props: { body: 'a\u0000b' } }] }, /^layout\.sections\.0\.props\.body:/],
     ['more than 100 sections', { sections: Array.from({ length: 101 }, (_, i) => ({ id: `s${i}`, key: 'spacer' })) }, /^layout\.sections: .*<=100/],
   ])('refuses %s (400, path in detail) and leaves the layout unchanged', async (_label, layout, detail) => {
     okResult(await setLayout({ sections: [HERO] }));
     const before = await storedLayout();
     await resetTables(t.db, 'AuditEntry');
     expect(expectProblem(await setLayout(layout), 400, 'invalid_request').detail).toMatch(detail);
+    expect(await storedLayout()).toEqual(before);
+    expect(await t.db.auditEntry.count()).toBe(0);
+  });
+
+  it.each([
+    ['duplicate section ids', { sections: [spacer, { ...spacer }] }, /^layout\.sections\.1\.id: duplicate section id "gap"/, 422, 'invalid_layout'],
+    ['a NUL byte in a text prop', { sections: [{ id: 'r', key: 'rich-text', props: { body: 'a\u0000b' } }] }, /^layout\.sections\.0\.props\.body:/, 422, 'invalid_text'],
+    ['an http image URL', { sections: [{ id: 'h', key: 'hero', props: { imageUrl: 'http://images.example.com/a.jpg' } }] }, /^layout\.sections\.0\.props\.imageUrl: image URL must use https/, 400, 'invalid_image_url'],
+    ['an image URL on an IP address', { sections: [{ id: 'g', key: 'gallery', props: { images: [{ src: 'https://169.254.169.254/x.jpg' }] } }] }, /^layout\.sections\.0\.props\.images\.0\.src:/, 400, 'invalid_image_url'],
+    ['an image URL with credentials', { sections: [{ id: 'i', key: 'image', props: { src: 'https://u:p@cdn.example.com/a.jpg' } }] }, /^layout\.sections\.0\.props\.src:/, 400, 'invalid_image_url'],
+    ['an image URL that is not a URL', { sections: [{ id: 'i', key: 'image', props: { src: 'a.jpg' } }] }, /^layout\.sections\.0\.props\.src:/, 400, 'invalid_image_url'],
+    ['a javascript: link', { sections: [{ id: 'h', key: 'hero', props: { ctaHref: 'javascript:alert(1)' } }] }, /^layout\.sections\.0\.props\.ctaHref:/, 422, 'invalid_layout'],
+    ['a protocol-relative link', { sections: [{ id: 'c', key: 'cta', props: { buttonHref: '//evil.example.com' } }] }, /^layout\.sections\.0\.props\.buttonHref:/, 422, 'invalid_layout'],
+  ] as const)('refuses %s (valid under the schema, against a layout rule) with its domain code, path in detail, layout unchanged', async (_label, layout, detail, status, code) => {
+    okResult(await setLayout({ sections: [HERO] }));
+    const before = await storedLayout();
+    await resetTables(t.db, 'AuditEntry');
+    expect(expectProblem(await setLayout(layout), status, code).detail).toMatch(detail);
     expect(await storedLayout()).toEqual(before);
     expect(await t.db.auditEntry.count()).toBe(0);
   });

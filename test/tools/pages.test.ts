@@ -92,7 +92,6 @@ describe('POST /api/v1/tools/pages.upsert', () => {
   it.each([
     ['title of 1 character', { title: 'A' }, /^title:/],
     ['title over 200 characters', { title: 'x'.repeat(201) }, /^title:/],
-    ['title with a NUL byte', { title: 'Ab\u0000c' }, /^title:/],
     ['body under 10 characters', { body: '123456789' }, /^body:/],
     ['body over 100000 characters', { body: 'x'.repeat(100_001) }, /^body:/],
     ['unknown status', { status: 'archived' }, /^status:/],
@@ -101,6 +100,11 @@ describe('POST /api/v1/tools/pages.upsert', () => {
     ['mass-assigned id', { id: 'x' }, /unknown field\(s\) "id"/],
   ])('refuses a %s (400) and stores nothing', async (_label, patch, detail) => {
     expect(expectProblem(await upsert({ slug: 'about', ...patch }), 400, 'invalid_request').detail).toMatch(detail);
+    expect(await t.db.page.count()).toBe(0);
+  });
+
+  it('refuses a title with a NUL byte (422 invalid_text) and stores nothing', async () => {
+    expect(expectProblem(await upsert({ slug: 'about', title: 'Ab\u0000c' }), 422, 'invalid_text').detail).toMatch(/^title:/);
     expect(await t.db.page.count()).toBe(0);
   });
 

@@ -96,8 +96,6 @@ describe('POST /api/v1/tools/services.create', () => {
     ['an empty priceString', { priceString: '' }, /^priceString:/],
     ['a priceString over 100 characters', { priceString: 'x'.repeat(101) }, /^priceString:/],
     ['a numeric priceString', { priceString: 495 }, /^priceString:/],
-    ['a heroImage that is not a URI', { heroImage: 'hero.jpg' }, /^heroImage:/],
-    ['a javascript: heroImage', { heroImage: 'javascript:alert(1)' }, /^heroImage:/],
     ['an empty feature', { features: ['ok', ''] }, /^features\.1:/],
     ['features that are not strings', { features: [1] }, /^features\.0:/],
     ['a fractional navOrder', { navOrder: 1.5 }, /^navOrder:/],
@@ -169,6 +167,14 @@ describe('POST /api/v1/tools/services.update', () => {
     expect(await serviceRow('eye-test')).toBeNull();
   });
 
+  it.each([
+    ['a heroImage that is not a URI', 'hero.jpg'],
+    ['a javascript: heroImage', 'javascript:alert(1)'],
+  ])('refuses %s (400 invalid_image_url: valid under the schema, refused by the URL rule) and stores nothing', async (_label, heroImage) => {
+    expect(expectProblem(await create({ heroImage }), 400, 'invalid_image_url').detail).toMatch(/^heroImage:/);
+    expect(await t.db.serviceOffering.count()).toBe(0);
+  });
+
   it('accepts patch.slug equal to the current slug', async () => {
     okResult(await create({}));
     okResult(await update('eye-exam', { slug: 'eye-exam', title: 'Eye test' }));
@@ -177,7 +183,6 @@ describe('POST /api/v1/tools/services.update', () => {
 
   it.each<[string, Record<string, unknown>, RegExp]>([
     ['an empty patch', {}, /^patch: must contain at least one field/],
-    ['a patch holding only the slug', { slug: 'eye-exam' }, /^patch: must contain at least one field/],
     ['a title of 1 character', { title: 'E' }, /^patch\.title:/],
     ['an empty body', { body: '' }, /^patch\.body:/],
     ['a null title', { title: null }, /^patch\.title:/],
@@ -190,6 +195,13 @@ describe('POST /api/v1/tools/services.update', () => {
     okResult(await create({}));
     const before = await serviceRow('eye-exam');
     expect(expectProblem(await update('eye-exam', patch), 400, 'invalid_request').detail).toMatch(detail);
+    expect(await serviceRow('eye-exam')).toEqual(before);
+  });
+
+  it('refuses a patch holding only the current slug (422 nothing_to_change) and changes nothing', async () => {
+    okResult(await create({}));
+    const before = await serviceRow('eye-exam');
+    expect(expectProblem(await update('eye-exam', { slug: 'eye-exam' }), 422, 'nothing_to_change').detail).toMatch(/^patch: name at least one field/);
     expect(await serviceRow('eye-exam')).toEqual(before);
   });
 

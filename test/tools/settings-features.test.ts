@@ -50,19 +50,29 @@ describe('POST /api/v1/tools/settings.update', () => {
   });
 
   it.each([
-    ['an empty update', {}],
     ['a lower-case currency', { currency: 'dkk' }],
     ['a 4-letter currency', { currency: 'DKKK' }],
-    ['a malformed language tag', { language: 'not a tag' }],
     ['a negative fee', { shippingFeeDkk: -1 }],
     ['a fractional fee', { shippingFeeDkk: 10.5 }],
     ['VAT over 100 %', { vatRateBasisPoints: 10_001 }],
     ['a negative VAT rate', { vatRateBasisPoints: -1 }],
     ['an empty shop name', { shopName: '' }],
-    ['a NUL in the shop name', { shopName: 'A\u0000B' }],
     ['an unknown field', { id: 2 }],
   ])('refuses %s with 400', async (_name, body) => {
     expectProblem(await update(body), 400, 'invalid_request');
+    expect(await t.db.auditEntry.count()).toBe(0);
+  });
+
+  it.each([
+    ['a malformed language tag', { language: 'not a tag' }, 'invalid_language_tag'],
+    ['a NUL in the shop name', { shopName: 'A\u0000B' }, 'invalid_text'],
+  ])('refuses %s with 422 (valid under the schema, not a usable value)', async (_name, body, code) => {
+    expectProblem(await update(body), 422, code);
+    expect(await t.db.auditEntry.count()).toBe(0);
+  });
+
+  it.each([['an empty update', {}], ['a dry run naming no setting', { dryRun: true }]])('refuses %s with 422 nothing_to_change', async (_name, body) => {
+    expectProblem(await update(body), 422, 'nothing_to_change');
     expect(await t.db.auditEntry.count()).toBe(0);
   });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { answeredAs } from '../../schemas/domain-issue.ts';
 import { text } from '../../schemas/text.ts';
 import { checkImageUrl } from '../image-url.ts';
 
@@ -15,9 +16,9 @@ export const imageUrl = () =>
     .max(2048)
     .superRefine((raw, ctx) => {
       const checked = checkImageUrl(raw);
-      if (!checked.ok) ctx.addIssue({ code: 'custom', message: `image URL ${checked.reason}` });
+      if (!checked.ok) ctx.addIssue({ code: 'custom', message: `image URL ${checked.reason}`, params: answeredAs('invalid_image_url') });
     })
-    .describe('Public https image URL.');
+    .describe('Public https image URL: no credentials, IP addresses or local host names (400 invalid_image_url).');
 
 /** An image that may be left empty; null renders nothing (or the section's placeholder). */
 export const optionalImage = () => imageUrl().nullable().default(null);
@@ -35,7 +36,8 @@ const isLinkTarget = (v: string) => {
 /** A link target: a path on this site (`/info/about`) or an https URL; nothing a browser would execute. */
 export const link = () =>
   text({ min: 1, max: 2048 })
-    .refine(isLinkTarget, 'must be a site path starting with "/" or an https URL')
+    .refine(isLinkTarget, { message: 'must be a site path starting with "/" or an https URL', params: answeredAs('invalid_layout') })
+    .describe('A site path starting with "/" or an https URL (422 invalid_layout otherwise).')
     .nullable()
     .default(null);
 

@@ -1,3 +1,4 @@
+import { answeredAs } from '../../schemas/domain-issue.ts';
 import { z } from 'zod';
 import { text } from '../../schemas/text.ts';
 import type { SectionDefinition } from './fields.ts';
@@ -39,11 +40,13 @@ export const Layout = z
   .superRefine(({ sections }, ctx) => {
     const seen = new Set<string>();
     sections.forEach((s, i) => {
-      if (seen.has(s.id)) ctx.addIssue({ code: 'custom', path: ['sections', i, 'id'], message: `duplicate section id "${s.id}"` });
+      if (seen.has(s.id)) {
+        ctx.addIssue({ code: 'custom', path: ['sections', i, 'id'], message: `duplicate section id "${s.id}"`, params: answeredAs('invalid_layout') });
+      }
       seen.add(s.id);
     });
   })
-  .describe('Visual Builder section tree. Sections render in order; each key has its own props (all optional).');
+  .describe('Visual Builder section tree. Sections render in order; each key has its own props (all optional). Section ids are unique (422 invalid_layout).');
 export type LayoutValue = z.infer<typeof Layout>;
 
 /**
