@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Tx } from '../db/client.ts';
+import { queryRows, type Tx } from '../db/client.ts';
+import { Prisma } from '../generated/prisma/client.ts';
 import { deriveEvents, EVENT_SCHEMAS, type AuditedChange, type DerivedEvent } from './catalogue.ts';
 
 /** Event ids are also the webhook-id header: unique, opaque, the same on every retry. */
@@ -11,44 +12,60 @@ export type OutboxOptions = {
 };
 
 /**
- * The transactional outbox: writes the events of a write's audited changes in the write's own transaction, so an
- * event exists exactly when its change committed. One statement: it takes each entity's next sequence number,
- * inserts the events, and fans each out to the enabled endpoints subscribed to its type as pending deliveries.
+ * The transactional outbox: the events of a write's audited changes are written in the write's own transaction, so
+ * an event exists exactly when its change committed. A tool call's events join the one statement that also records
+ * its audit entries and stored outcome (recordWrite, src/registry/idempotency.ts: no round trip of their own);
+ * writes outside the tool path (the delivery worker) insert them with recordEvents.
  */
 export async function recordEvents(tx: Tx, changes: readonly AuditedChange[], options: OutboxOptions = {}): Promise<void> {
-  const events = deriveEvents(changes);
-  if (events.length === 0) return;
-  if (options.validate) for (const e of events) validateEvent(e);
-  await insertEvents(tx, events.map((e) => ({ ...e, id: newEventId() })));
+  const events = eventsOf(changes, options);
+  if (events.length > 0) await insertEvents(tx, events);
 }
 
-type OutboxRow = DerivedEvent & { id: string };
+export type OutboxRow = DerivedEvent & { id: string };
+
+/** The events of a write's audited changes, each with its id; checked against their schemas when asked. */
+export function eventsOf(changes: readonly AuditedChange[], options: OutboxOptions = {}): OutboxRow[] {
+  const events = deriveEvents(changes);
+  if (options.validate) for (const e of events) validateEvent(e);
+  return events.map((e) => ({ ...e, id: newEventId() }));
+}
 
 /** Also used for events that go to one endpoint only (webhooks.send_test): then `onlyEndpointId` names it. */
 export async function insertEvents(tx: Tx, rows: readonly OutboxRow[], onlyEndpointId: string | null = null): Promise<void> {
+  await queryRows(tx, Prisma.sql`WITH ${outboxStatements(rows, onlyEndpointId)} SELECT 1`);
+}
+
+/**
+ * The outbox as common table expressions, for a WITH clause (PostgreSQL runs every data-modifying CTE of a
+ * statement, whether or not the rest reads it): each entity's next sequence number is taken, the events are
+ * inserted, and each is fanned out to the enabled endpoints subscribed to its type as pending deliveries.
+ */
+export function outboxStatements(rows: readonly OutboxRow[], onlyEndpointId: string | null = null): Prisma.Sql {
   const column = <T>(pick: (r: OutboxRow) => T) => rows.map(pick);
-  await tx.$executeRaw`
-    WITH input AS (
+  return Prisma.sql`
+    event_input AS (
       SELECT * FROM unnest(${column((r) => r.id)}::text[], ${column((r) => r.type)}::text[], ${column((r) => r.entityType)}::text[],
                            ${column((r) => r.entityId)}::text[], ${column((r) => JSON.stringify(r.data))}::text[])
         AS i(id, type, "entityType", "entityId", data)
-    ), seq AS (
+    ), event_sequence AS (
       INSERT INTO "EntityEventSequence" AS s (entity, last)
-      SELECT DISTINCT "entityType" || ':' || "entityId", 1 FROM input
+      SELECT DISTINCT "entityType" || ':' || "entityId", 1 FROM event_input
       ON CONFLICT (entity) DO UPDATE SET last = s.last + 1
       RETURNING entity, last
-    ), ev AS (
+    ), event AS (
       INSERT INTO "WebhookEvent" (id, type, "entityType", "entityId", sequence, data)
       SELECT i.id, i.type, i."entityType", i."entityId", seq.last, i.data::json
-      FROM input i JOIN seq ON seq.entity = i."entityType" || ':' || i."entityId"
+      FROM event_input i JOIN event_sequence seq ON seq.entity = i."entityType" || ':' || i."entityId"
       RETURNING id, type
-    )
-    INSERT INTO "WebhookDelivery" (id, "eventId", "endpointId")
-    SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, p.id
-    FROM ev JOIN "WebhookEndpoint" p
-      ON ${onlyEndpointId}::text IS NOT NULL AND p.id = ${onlyEndpointId}::text
-      OR ${onlyEndpointId}::text IS NULL AND p.enabled
-         AND (ev.type = ANY (p.events) OR split_part(ev.type, '.', 1) || '.*' = ANY (p.events) OR '*' = ANY (p.events))`;
+    ), event_delivery AS (
+      INSERT INTO "WebhookDelivery" (id, "eventId", "endpointId")
+      SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, p.id
+      FROM event ev JOIN "WebhookEndpoint" p
+        ON ${onlyEndpointId}::text IS NOT NULL AND p.id = ${onlyEndpointId}::text
+        OR ${onlyEndpointId}::text IS NULL AND p.enabled
+           AND (ev.type = ANY (p.events) OR split_part(ev.type, '.', 1) || '.*' = ANY (p.events) OR '*' = ANY (p.events))
+    )`;
 }
 
 function validateEvent(e: DerivedEvent): void {

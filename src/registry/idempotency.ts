@@ -5,6 +5,7 @@ import { plainJson } from '../domain/json-snapshot.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { AppError, type ProblemCode } from '../errors.ts';
 import { toJsonValue } from '../db/json-value.ts';
+import { outboxStatements, type OutboxRow } from '../events/outbox.ts';
 
 /** How long a key is remembered (documented in docs/agent-safety.md). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -100,36 +101,44 @@ export type AuditRow = {
 const jsonOrNull = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(plainJson(v)));
 
 /**
- * Everything a write leaves besides its own rows, in ONE statement at the end of its transaction: the audit entries
- * and, with an Idempotency-Key, the outcome stored for replays. (Further per-write records, such as outgoing
- * events, belong in this same statement as one more CTE.)
+ * Everything a write leaves besides its own rows, in ONE statement at the end of its transaction: the audit entries,
+ * the outgoing events (the outbox, src/events/outbox.ts) and, with an Idempotency-Key, the outcome stored for
+ * replays. Each part is a CTE of that statement, so the whole costs one round trip and commits or rolls back with
+ * the write: no event for a rolled-back write, no committed write without its events.
  */
 export async function recordWrite(
   tx: Tx,
-  write: { apiKeyId: string | null; grantId: string | null; clientAddress: string; tool: string; entries: readonly AuditRow[]; idempotency: IdempotencyClaim | null; outcome: StoredOutcome },
+  write: {
+    apiKeyId: string | null; grantId: string | null; clientAddress: string; tool: string;
+    entries: readonly AuditRow[]; events: readonly OutboxRow[]; idempotency: IdempotencyClaim | null; outcome: StoredOutcome;
+  },
 ): Promise<void> {
   const at = new Date();
-  const { entries, idempotency: idem } = write;
-  const audit = Prisma.sql`
-    INSERT INTO "AuditEntry" (id, at, "apiKeyId", "grantId", "clientAddress", tool, "entityType", "entityId", before, after, meta, "revertOf")
-    SELECT e.id, ${at}, ${write.apiKeyId}, ${write.grantId}, ${write.clientAddress}, ${write.tool}, e."entityType", e."entityId", e.before, e.after, e.meta, e."revertOf"
-    FROM unnest(${entries.map(() => newId())}::text[], ${entries.map((e) => e.entityType)}::text[], ${entries.map((e) => e.entityId)}::text[],
-                ${entries.map((e) => jsonOrNull(e.before))}::jsonb[], ${entries.map((e) => jsonOrNull(e.after))}::jsonb[],
-                ${entries.map((e) => jsonOrNull(e.meta))}::jsonb[], ${entries.map((e) => e.revertOf ?? null)}::text[])
-         AS e(id, "entityType", "entityId", before, after, meta, "revertOf")`;
-  if (!idem) {
-    if (entries.length > 0) await queryRows(tx, audit, { prepareAs: 'record_audit' });
-    return;
+  const { entries, events, idempotency: idem } = write;
+  const parts: Array<[name: string, sql: Prisma.Sql]> = [];
+  if (entries.length > 0) {
+    parts.push(['audit', Prisma.sql`audit AS (
+      INSERT INTO "AuditEntry" (id, at, "apiKeyId", "grantId", "clientAddress", tool, "entityType", "entityId", before, after, meta, "revertOf")
+      SELECT e.id, ${at}, ${write.apiKeyId}, ${write.grantId}, ${write.clientAddress}, ${write.tool}, e."entityType", e."entityId", e.before, e.after, e.meta, e."revertOf"
+      FROM unnest(${entries.map(() => newId())}::text[], ${entries.map((e) => e.entityType)}::text[], ${entries.map((e) => e.entityId)}::text[],
+                  ${entries.map((e) => jsonOrNull(e.before))}::jsonb[], ${entries.map((e) => jsonOrNull(e.after))}::jsonb[],
+                  ${entries.map((e) => jsonOrNull(e.meta))}::jsonb[], ${entries.map((e) => e.revertOf ?? null)}::text[])
+           AS e(id, "entityType", "entityId", before, after, meta, "revertOf"))`]);
   }
-  const record = Prisma.sql`
-    INSERT INTO "IdempotencyRecord" (id, "apiKeyId", key, tool, "requestHash", "statusCode", response, "createdAt", "completedAt")
-    VALUES (${newId()}, ${idem.apiKeyId}, ${idem.key}, ${idem.tool}, ${idem.requestHash}, ${write.outcome.status},
-            ${JSON.stringify(write.outcome.body)}::jsonb, ${at}, ${at})
-    ON CONFLICT ("apiKeyId", key) DO NOTHING RETURNING id`;
-  const stored = entries.length > 0
-    ? await queryRows(tx, Prisma.sql`WITH audit AS (${audit}) ${record}`, { prepareAs: 'record_audit_idempotency' })
-    : await queryRows(tx, record, { prepareAs: 'record_idempotency' });
-  if (stored.length === 0) throw new IdempotencyRace();
+  if (events.length > 0) parts.push(['events', outboxStatements(events)]);
+  if (parts.length === 0 && !idem) return;
+  const last = idem
+    ? Prisma.sql`
+      INSERT INTO "IdempotencyRecord" (id, "apiKeyId", key, tool, "requestHash", "statusCode", response, "createdAt", "completedAt")
+      VALUES (${newId()}, ${idem.apiKeyId}, ${idem.key}, ${idem.tool}, ${idem.requestHash}, ${write.outcome.status},
+              ${JSON.stringify(write.outcome.body)}::jsonb, ${at}, ${at})
+      ON CONFLICT ("apiKeyId", key) DO NOTHING RETURNING id`
+    : Prisma.sql`SELECT 1`;
+  const sql = parts.length > 0 ? Prisma.sql`WITH ${Prisma.join(parts.map(([, cte]) => cte), ', ')} ${last}` : last;
+  // One fixed text per combination of parts, so each is prepared once per connection (its plan is value-independent).
+  const name = ['record', ...parts.map(([part]) => part), ...(idem ? ['idempotency'] : [])].join('_');
+  const stored = await queryRows(tx, sql, { prepareAs: name });
+  if (idem && stored.length === 0) throw new IdempotencyRace();
 }
 
 /** The outcome of a call that failed after it began executing, stored outside its (rolled back) transaction. */

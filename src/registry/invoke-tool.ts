@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import { inTransaction, type Db, type Tx } from '../db/client.ts';
 import { AppError, classifyUnknown } from '../errors.ts';
-import { recordEvents } from '../events/outbox.ts';
+import { eventsOf } from '../events/outbox.ts';
 import {
   claimIdempotencyKey, earlierOutcome, IdempotencyRace, recordOutcome, recordWrite, replay, requestHash, type IdempotencyClaim, type StoredOutcome,
 } from './idempotency.ts';
@@ -126,10 +126,10 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
         clientAddress: req.clientAddress,
         tool: tool.name,
         entries: changes,
+        events: eventsOf(changes, { validate: deps.config.toolContracts === 'strict' }),
         idempotency: idem,
         outcome: { status: 200, body: { ok: true, result: shaped } },
       });
-      await recordEvents(tx, changes, { validate: deps.config.toolContracts === 'strict' });
       return shaped;
     });
     for (const effect of effects) {
