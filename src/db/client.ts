@@ -1,7 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { PrismaClient, type Prisma } from '../generated/prisma/client.ts';
-import { heldConnection, heldConnectionAware } from './held-connection.ts';
+import { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import { assertNothingDeferred, heldConnection, heldConnectionAware, type DeferredWrite, type HeldConnection } from './held-connection.ts';
 
 export type Db = PrismaClient;
 /** The client handed to code running inside `db.$transaction(async (tx) => …)`. */
@@ -62,7 +62,9 @@ export function poolStats(db: Db): { inUse: number; idle: number; waiting: numbe
  * to a generic plan, which for a value-sensitive filter (a LIKE pattern, a skewed flag) can be the wrong one.
  */
 export async function queryRows<T>(db: Db | Tx, sql: Prisma.Sql, opts: { prepareAs?: string } = {}): Promise<T[]> {
-  const conn = heldConnection.getStore()?.client ?? pools.get(db);
+  const held = heldConnection.getStore();
+  if (held) assertNothingDeferred(held);
+  const conn = held?.client ?? pools.get(db);
   if (!conn) return (db as Tx).$queryRaw<T[]>(sql);
   const { rows } = await conn.query({ text: sql.text, values: sql.values, name: opts.prepareAs, types: PG_TYPES });
   return rows as T[];
@@ -77,15 +79,29 @@ const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
  * connection (src/db/held-connection.ts). A plain pg transaction, not Prisma's interactive one: 0.07 against 0.33 ms
  * of CPU and 0.7 against 2–4 ms of wall time per transaction, measured (docs/performance.md, "Writes").
  * On a client that counts queries (tests) it is Prisma's `$transaction`, so every query is seen.
+ *
+ * `opening`, when given, is the transaction's first statement, sent with BEGIN in one round trip (one simple query,
+ * its values inlined as escaped literals, so it is not prepared); `fn` gets its rows.
  */
-export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export async function inTransaction<T, R = never>(db: Db, fn: (tx: Tx, opened: R[]) => Promise<T>, opening?: Prisma.Sql): Promise<T> {
   const pool = pools.get(db);
-  if (!pool) return db.$transaction(fn, TRANSACTION_OPTIONS);
+  if (!pool) return db.$transaction(async (tx) => fn(tx, opening ? await tx.$queryRaw<R[]>(opening) : []), TRANSACTION_OPTIONS);
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
-    const result = await heldConnection.run({ client, savepoints: 0 }, () => fn(db));
+    let opened: R[] = [];
+    if (opening) {
+      // A simple query of two statements answers with one result each.
+      const results: pg.QueryResult | pg.QueryResult[] = await client.query({ text: `BEGIN; ${inlined(opening, client)}`, types: PG_TYPES });
+      if (!Array.isArray(results)) throw new Error('BEGIN and the opening statement answered with one result');
+      opened = results[1].rows;
+    } else {
+      await client.query('BEGIN');
+    }
+    const held: HeldConnection = { client, savepoints: 0, deferred: [] };
+    const result = await heldConnection.run(held, () => fn(db, opened));
+    // A deferred write nobody took into a final statement would be lost: refuse to commit without it.
+    assertNothingDeferred(held);
     await client.query('COMMIT');
     return result;
   } catch (err) {
@@ -95,4 +111,37 @@ export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Prom
     // A connection that cannot even roll back is dropped, not given back to the pool.
     client.release(broken);
   }
+}
+
+/** The statement's text with each $n replaced by its value as an escaped literal (text and finite numbers only). */
+function inlined(sql: Prisma.Sql, client: pg.PoolClient): string {
+  return sql.text.replace(/\$(\d+)/g, (_, n: string) => {
+    const value = sql.values[Number(n) - 1];
+    if (typeof value === 'string') return client.escapeLiteral(value);
+    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+    throw new Error(`cannot inline a ${typeof value} into an opening statement`);
+  });
+}
+
+/**
+ * A write statement whose result the handler does not need (an insert it already knows the rows of), deferred to
+ * the write's final statement: its CTEs join recordWrite's one statement (src/registry/idempotency.ts), which saves
+ * a round trip while the write holds its row locks. Only for the handler's last statement: a query on the
+ * connection after it throws, since it would run before the deferred write. `ctes` are `name AS (…)` entries of a
+ * WITH clause; `name` names the prepared statement they are part of (fixed SQL text per name). On a client that
+ * counts queries (no held connection) it runs at once.
+ */
+export async function deferWrite(db: Db | Tx, write: DeferredWrite): Promise<void> {
+  const held = heldConnection.getStore();
+  if (held) held.deferred.push(write);
+  else await queryRows(db, Prisma.sql`WITH ${write.ctes} SELECT 1`);
+}
+
+/** The writes deferred so far in this transaction, handed to its final statement (which then owns them). */
+export function takeDeferredWrites(): DeferredWrite[] {
+  const held = heldConnection.getStore();
+  if (!held) return [];
+  const { deferred } = held;
+  held.deferred = [];
+  return deferred;
 }

@@ -1,13 +1,25 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { PrismaPg } from '@prisma/adapter-pg';
 import type pg from 'pg';
+import type { Prisma } from '../generated/prisma/client.ts';
 
 type Adapter = Awaited<ReturnType<PrismaPg['connect']>>;
 type Transaction = Awaited<ReturnType<Adapter['startTransaction']>>;
 type Query = Parameters<Adapter['queryRaw']>[0];
 
-/** A write's transaction: the pg connection it holds from BEGIN to COMMIT (see inTransaction in client.ts). */
-export type HeldConnection = { client: pg.PoolClient; adapter?: Adapter; savepoints: number };
+/**
+ * A write's transaction: the pg connection it holds from BEGIN to COMMIT (see inTransaction in client.ts), and the
+ * write statements deferred to its final statement (deferWrite in client.ts).
+ */
+export type HeldConnection = { client: pg.PoolClient; adapter?: Adapter; savepoints: number; deferred: DeferredWrite[] };
+
+/** A write statement whose CTEs join the write's final statement instead of costing a round trip (deferWrite). */
+export type DeferredWrite = { name: string; ctes: Prisma.Sql };
+
+/** A deferred write runs with the write's final statement, so nothing may query in between (it would run first). */
+export function assertNothingDeferred(held: HeldConnection): void {
+  if (held.deferred.length > 0) throw new Error(`a query ran after the deferred write ${held.deferred.map((d) => d.name).join(', ')}: defer only the last write of a handler`);
+}
 
 /** The connection of the write running in this async context, if any. */
 export const heldConnection = new AsyncLocalStorage<HeldConnection>();
@@ -56,10 +68,12 @@ export function heldConnectionAware(factory: PrismaPg): PrismaPg {
       return Object.assign(Object.create(adapter) as Adapter, {
         queryRaw: (q: Query) => {
           const held = heldConnection.getStore();
+          if (held) assertNothingDeferred(held);
           return held ? boundTo(adapter, held).queryRaw(q) : adapter.queryRaw(q);
         },
         executeRaw: (q: Query) => {
           const held = heldConnection.getStore();
+          if (held) assertNothingDeferred(held);
           return held ? boundTo(adapter, held).executeRaw(q) : adapter.executeRaw(q);
         },
         startTransaction: (isolationLevel?: Parameters<Adapter['startTransaction']>[0]) => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { queryRows, type Db, type Tx } from '../db/client.ts';
+import { queryRows, takeDeferredWrites, type Db, type Tx } from '../db/client.ts';
 import { newId } from '../db/ids.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
 import { Prisma } from '../generated/prisma/client.ts';
@@ -77,13 +77,20 @@ export async function earlierOutcome(db: Db, claim: IdempotencyClaim): Promise<S
  * (or refused with 422 when its arguments differed). The record is read in the snapshot the statement started
  * with, so a call that committed between that snapshot and the lock is not seen here; recordWrite() then finds its
  * key taken and the call is retried (IdempotencyRace), which replays it.
+ * The statement is the transaction's first, sent with its BEGIN (inTransaction's `opening`); claimedOutcome() reads
+ * its row.
  */
-export async function claimIdempotencyKey(tx: Tx, claim: IdempotencyClaim): Promise<StoredOutcome | null> {
-  const [row] = await queryRows<RecordRow & { locked: boolean; id: string | null }>(tx, Prisma.sql`
+export function claimStatement(claim: IdempotencyClaim): Prisma.Sql {
+  return Prisma.sql`
     SELECT pg_try_advisory_xact_lock(hashtextextended(${`${claim.apiKeyId}:${claim.key}`}, 0)) AS locked,
            r.id, r."requestHash", r."statusCode", r.response, r."createdAt"
-    FROM (VALUES (1)) AS one LEFT JOIN "IdempotencyRecord" r ON r."apiKeyId" = ${claim.apiKeyId} AND r.key = ${claim.key}`,
-  { prepareAs: 'idempotency_claim' });
+    FROM (VALUES (1)) AS one LEFT JOIN "IdempotencyRecord" r ON r."apiKeyId" = ${claim.apiKeyId} AND r.key = ${claim.key}`;
+}
+
+export type ClaimRow = RecordRow & { locked: boolean; id: string | null };
+
+/** The earlier outcome the claim found (null: the key is this call's now); 409 while another call holds the key. */
+export async function claimedOutcome(tx: Tx, row: ClaimRow, claim: IdempotencyClaim): Promise<StoredOutcome | null> {
   if (!row.locked) throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still running.');
   if (row.id === null) return null;
   const outcome = outcomeOf(row, claim);
@@ -103,7 +110,7 @@ const jsonOrNull = (v: unknown) => (v === null || v === undefined ? null : JSON.
 /**
  * Everything a write leaves besides its own rows, in ONE statement at the end of its transaction: the audit entries,
  * the outgoing events (the outbox, src/events/outbox.ts) and, with an Idempotency-Key, the outcome stored for
- * replays. Each part is a CTE of that statement, so the whole costs one round trip and commits or rolls back with
+ * replays; the handler's deferred last write (deferWrite, src/db/client.ts) joins it too. Each part is a CTE of that statement, so the whole costs one round trip and commits or rolls back with
  * the write: no event for a rolled-back write, no committed write without its events.
  */
 export async function recordWrite(
@@ -115,7 +122,7 @@ export async function recordWrite(
 ): Promise<void> {
   const at = new Date();
   const { entries, events, idempotency: idem } = write;
-  const parts: Array<[name: string, sql: Prisma.Sql]> = [];
+  const parts: Array<[name: string, sql: Prisma.Sql]> = takeDeferredWrites().map((d) => [d.name, d.ctes]);
   if (entries.length > 0) {
     parts.push(['audit', Prisma.sql`audit AS (
       INSERT INTO "AuditEntry" (id, at, "apiKeyId", "grantId", "clientAddress", tool, "entityType", "entityId", before, after, meta, "revertOf")

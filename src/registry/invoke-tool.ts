@@ -6,7 +6,7 @@ import { inTransaction, type Db, type Tx } from '../db/client.ts';
 import { AppError, classifyUnknown } from '../errors.ts';
 import { eventsOf } from '../events/outbox.ts';
 import {
-  claimIdempotencyKey, earlierOutcome, IdempotencyRace, recordOutcome, recordWrite, replay, requestHash, type IdempotencyClaim, type StoredOutcome,
+  claimedOutcome, claimStatement, earlierOutcome, IdempotencyRace, recordOutcome, recordWrite, replay, requestHash, type ClaimRow, type IdempotencyClaim, type StoredOutcome,
 } from './idempotency.ts';
 import type { Change, Principal, Tool, ToolRateLimit, WriteContext } from './define-tool.ts';
 import { problemCodesOf } from './tool-problems.ts';
@@ -112,9 +112,9 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
   }
   let executing = false;
   try {
-    const result = await inTransaction(deps.db, async (tx) => {
+    const result = await inTransaction<unknown, ClaimRow>(deps.db, async (tx, [claimed]) => {
       if (idem) {
-        const earlier = await claimIdempotencyKey(tx, idem);
+        const earlier = await claimedOutcome(tx, claimed, idem);
         if (earlier) throw new Replay(earlier);
       }
       executing = true;
@@ -131,7 +131,7 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
         outcome: { status: 200, body: { ok: true, result: shaped } },
       });
       return shaped;
-    });
+    }, idem ? claimStatement(idem) : undefined);
     for (const effect of effects) {
       effect().catch((err: unknown) => req.log.warn({ err, tool: tool.name }, 'effect after commit failed'));
     }

@@ -1,4 +1,4 @@
-import { queryRows, type Tx } from '../db/client.ts';
+import { deferWrite, queryRows, type Tx } from '../db/client.ts';
 import { newId } from '../db/ids.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
 import { manualPaymentProvider, type PaymentProvider } from '../domain/payment.ts';
@@ -72,8 +72,9 @@ export type Buyer = { keyId: string; agentName: string | null };
 /**
  * Turns an open cart into an order in one transaction: stock taken, the discount's use counted, the order priced
  * like the cart preview, payment started and the cart closed. Any failure rolls all of it back.
- * Four statements: lock the cart (with the shop's terms), take stock and the discount, write the order with its
- * lines and close the cart; the order's row is built here, so nothing is read back.
+ * Two statements of its own: lock the cart (with the shop's terms), take stock and the discount; writing the order with
+ * its lines and closing the cart is deferred to the write's final statement. The order's row is built here, so
+ * nothing is read back.
  */
 export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: Contact, discountCode: string | undefined) {
   const { cart, terms } = await lockOpenCart(tx, buyer.keyId, cartId);
@@ -142,8 +143,10 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
     id: newId(), orderId, productId: t.productId, productName: t.name, unitPriceDkk: t.priceDkk, quantity: t.quantity,
     variantId: null, variantSku: null, variantAttributes: null,
   }));
-  await queryRows(tx, Prisma.sql`
-    WITH placed AS (
+  // The order, its lines and the closed cart join the write's final statement (no round trip of their own while the
+  // product rows are locked): nothing is read back, and nothing runs after this in the handler.
+  await deferWrite(tx, { name: 'place_order', ctes: Prisma.sql`
+         placed_order AS (
            INSERT INTO "Order" (id, email, status, "shippingName", "shippingAddress", "shippingZip", "shippingCity", "billingName",
                                 "billingAddress", "billingZip", "billingCity", "billingCountry", "phoneNumber", "subtotalDkk", "shippingDkk",
                                 "discountDkk", "totalDkk", "vatOere", "discountCode", "isAiGenerated", "aiAgentSource", "createdAt",
@@ -153,15 +156,16 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
                    ${order.billingCountry}, ${order.phoneNumber}, ${order.subtotalDkk}, ${order.shippingDkk}, ${order.discountDkk},
                    ${order.totalDkk}, ${order.vatOere}, ${order.discountCode}, true, ${order.aiAgentSource}, ${now}, ${now},
                    ${order.stripePaymentIntentId}, ${order.paymentMethod}, ${order.currency}, 1, 'agent')),
-         lines AS (
+         placed_lines AS (
            INSERT INTO "OrderItem" (id, "orderId", "productId", "productName", "unitPriceDkk", quantity)
            SELECT id, ${orderId}, "productId", "productName", "unitPriceDkk", quantity
            FROM unnest(${items.map((i) => i.id)}::text[], ${items.map((i) => i.productId)}::text[], ${items.map((i) => i.productName)}::text[],
                        ${items.map((i) => i.unitPriceDkk.toString())}::bigint[], ${items.map((i) => i.quantity.toString())}::bigint[])
-                AS i(id, "productId", "productName", "unitPriceDkk", quantity))
-    UPDATE "Cart" SET status = 'checked_out', "orderId" = ${orderId}, email = ${contact.email}, "discountCode" = ${order.discountCode},
-                      "updatedAt" = ${now}
-    WHERE id = ${cartId}`, { prepareAs: 'checkout_place_order' });
+                AS i(id, "productId", "productName", "unitPriceDkk", quantity)),
+         closed_cart AS (
+           UPDATE "Cart" SET status = 'checked_out', "orderId" = ${orderId}, email = ${contact.email}, "discountCode" = ${order.discountCode},
+                             "updatedAt" = ${now}
+           WHERE id = ${cartId})` });
 
   const cartAfter = { ...cart, status: 'checked_out' as const, orderId, email: contact.email, discountCode: order.discountCode, updatedAt: now };
   return {
