@@ -143,7 +143,7 @@ async function exchange(hop: Hop, policy: AddressPolicy, resolve: Resolver, agen
   const address = await checkedAddress(target, hop.trusted, policy, resolve, signal);
   const dispatcher = agents.get(target.origin, address, limits.connectTimeoutMs);
   const timeouts = { headersTimeout: limits.timeoutMs, bodyTimeout: limits.timeoutMs };
-  // A body left unread (a redirect, or past the cap) is destroyed, and undici closes its connection with it.
+  // A body left unread (a redirect, past the cap, a timeout) is destroyed: undici then does not reuse its connection.
   const res = await request(target, { dispatcher, method: hop.method, headers: hop.headers, body: hop.body, signal, ...timeouts });
   const location = REDIRECTS.has(res.statusCode) ? headerValue(res.headers.location) : undefined;
   if (location !== undefined) {
