@@ -54,6 +54,7 @@ export const C = {
   mcp: (era: McpEra) => `MCP tools/call products.search (${era})`,
   update: 'products.update (authenticated write)',
   productPage: 'storefront product page (random slugs)',
+  productPageRendered: 'storefront product page (5,000 products, rendered on every request)',
   categoryPage: 'storefront category page (first page)',
   replay: 'products.update replayed (same Idempotency-Key)',
   addItem: 'cart.add_item (authenticated write)',
@@ -62,19 +63,20 @@ export const C = {
   discount: 'discounts.create (authenticated write)',
 } as const;
 
-type Fixtures = { getSlugs: string[]; updateSlugs: string[]; categorySlugs: string[] };
+type Fixtures = { getSlugs: string[]; updateSlugs: string[]; renderSlugs: string[]; categorySlugs: string[] };
 
 export async function loadFixtures(url: string): Promise<Fixtures> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     // md5 ordering: a deterministic "random" sample, the same on every run.
-    const slugs = async (salt: string) =>
+    const slugs = async (salt: string, count = 1000) =>
       (await client.query<{ slug: string }>(
-        `SELECT slug FROM "Product" WHERE "deletedAt" IS NULL ORDER BY md5(slug || $1) LIMIT 1000`, [salt],
+        `SELECT slug FROM "Product" WHERE "deletedAt" IS NULL ORDER BY md5(slug || $1) LIMIT $2`, [salt, count],
       )).rows.map((r) => r.slug);
     const categorySlugs = (await client.query<{ slug: string }>(`SELECT slug FROM "Category" ORDER BY md5(slug) LIMIT 10`)).rows.map((r) => r.slug);
-    return { getSlugs: await slugs('get'), updateSlugs: await slugs('update'), categorySlugs };
+    // 5,000 products: more than the storefront's render memo holds (1,000 pages), so that case renders every page.
+    return { getSlugs: await slugs('get'), updateSlugs: await slugs('update'), renderSlugs: await slugs('render', 5000), categorySlugs };
   } finally {
     await client.end();
   }
@@ -103,6 +105,8 @@ export function buildCases(fx: Fixtures, products: number, writes: WriteFixtures
     { ...base, group: 'get', name: C.get, path: tool('products.get'), bodies: fx.getSlugs.map((slug) => json({ slug })), baseline: true },
     // The same products as HTML, measured interleaved with products.get: the page must reach 0.7 × its req/s.
     { ...base, group: 'get', name: C.productPage, path: '/products/', bodies: [], pages: fx.getSlugs.map((slug) => `/products/${slug}`) },
+    // The same page where the render memo cannot help: what rendering costs (reported, no ratio target).
+    { ...base, group: 'get', name: C.productPageRendered, path: '/products/', bodies: [], pages: fx.renderSlugs.map((slug) => `/products/${slug}`) },
     { ...base, group: 'category-page', name: C.categoryPage, path: '/categories/', bodies: [], pages: fx.categorySlugs.map((slug) => `/categories/${slug}`) },
     { ...base, group: 'categories', name: C.categories, path: tool('categories.list'), bodies: ['{}'] },
     {

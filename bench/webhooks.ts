@@ -10,14 +10,25 @@ import { recordEvents } from '../src/events/outbox.ts';
 import { featureSnapshot, setFeature } from '../src/services/features.ts';
 import { registerCleanup } from './cleanup.ts';
 import { round } from './format.ts';
-import { startService } from './processes.ts';
+import { keepProfile, startService } from './processes.ts';
 import { createBenchDatabase } from './seed.ts';
 import { settings } from './settings.ts';
 import type { TargetResult } from './targets.ts';
 
 export type WebhookBench = {
   deliveriesPerSecond: number;
-  lag: { writesPerSecond: number; events: number; failedWrites: number; p50Ms: number; p99Ms: number; maxMs: number };
+  lag: {
+    writesPerSecond: number;
+    events: number;
+    failedWrites: number;
+    firstFailure: string | null;
+    /** How long the writes took (their answer), to tell a slow worker from a service that did not keep up. */
+    writeP50Ms: number;
+    writeP99Ms: number;
+    p50Ms: number;
+    p99Ms: number;
+    maxMs: number;
+  };
   outbox: { writeMsWithout: number; writeMsWith: number; overheadPct: number };
   targets: TargetResult[];
 };
@@ -110,19 +121,35 @@ export async function runWebhookBench(): Promise<WebhookBench> {
   receiver.arrivals.clear();
   const writes: Promise<unknown>[] = [];
   let failedWrites = 0;
+  let firstFailure: string | null = null;
+  const writeMs: number[] = [];
   const total = LAG_RATE * LAG_SECONDS;
   const t0 = Date.now();
   for (let i = 0; i < total; i++) {
     const due = t0 + (i * 1000) / LAG_RATE;
     if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
-    writes.push(call('features.set', { key: `lag-${i}`, enabled: true }).catch(() => failedWrites++));
+    const sent = performance.now();
+    writes.push(
+      call('features.set', { key: `lag-${i}`, enabled: true }).then(
+        () => writeMs.push(performance.now() - sent),
+        (err: unknown) => {
+          failedWrites++;
+          firstFailure ??= String(err).slice(0, 300);
+        },
+      ),
+    );
   }
   await Promise.all(writes);
   await until(() => receiver.arrivals.size >= total - failedWrites, 60_000);
   const lags = [...receiver.arrivals].map(([id, at]) => at - receiver.createdAt.get(id)!).sort((a, b) => a - b);
-  const lag = { writesPerSecond: LAG_RATE, events: lags.length, failedWrites, p50Ms: percentile(lags, 50), p99Ms: percentile(lags, 99), maxMs: lags[lags.length - 1] };
-  console.log(`lag at ${LAG_RATE} writes/s: p50 ${lag.p50Ms} ms, p99 ${lag.p99Ms} ms, max ${lag.maxMs} ms`);
+  writeMs.sort((a, b) => a - b);
+  const [writeP50Ms, writeP99Ms] = [50, 99].map((p) => round(percentile(writeMs, p) ?? 0, 1));
+  const lag = { writesPerSecond: LAG_RATE, events: lags.length, failedWrites, firstFailure, writeP50Ms, writeP99Ms, p50Ms: percentile(lags, 50), p99Ms: percentile(lags, 99), maxMs: lags[lags.length - 1] };
+  console.log(`lag at ${LAG_RATE} writes/s: p50 ${lag.p50Ms} ms, p99 ${lag.p99Ms} ms, max ${lag.maxMs} ms (the writes took p50 ${writeP50Ms} ms, p99 ${writeP99Ms} ms)`);
+  if (firstFailure) console.log(`${failedWrites} writes failed, the first with: ${firstFailure}`);
   await service.stop();
+  const profile = settings.cpuProf ? keepProfile('webhooks') : null;
+  if (profile) console.log(`service CPU profile: ${profile}`);
 
   // The write path with and without the outbox statement (one endpoint subscribed, so deliveries are fanned out too).
   const outbox = await outboxOverhead(db);

@@ -2,7 +2,7 @@ import { buildApp } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
 import { createDb } from './db/client.ts';
 import { openDatabase } from './db/open-database.ts';
-import { startDeliveryWorker } from './events/delivery-worker.ts';
+import { DELIVERY_WORKER_CONNECTIONS, startDeliveryWorker } from './events/delivery-worker.ts';
 import { serviceSafeFetch } from './outbound/service-client.ts';
 import { connectRedis } from './db/redis.ts';
 import type { Lifecycle } from './http/health.ts';
@@ -58,8 +58,12 @@ try {
   if (redis) closers.push(() => redis.disconnect());
   const metrics = config.metrics ? createMetrics(db) : undefined;
   const app = await buildApp(config, { db, redis, lifecycle, metrics, logStream: await logDestination() });
+  // The delivery worker's own two connections (one claim and one batch of attempts at a time): its statements must
+  // not queue behind the requests' transactions, or delivery lag grows with the write load (docs/webhooks.md).
+  const workerDb = createDb({ connectionString: database.url, poolMax: DELIVERY_WORKER_CONNECTIONS });
+  closers.push(() => workerDb.$disconnect());
   // Closed after the app (closers run in reverse): deliveries in flight finish before the database goes.
-  const webhooks = startDeliveryWorker({ db, config, log: app.log, fetch: serviceSafeFetch(config) });
+  const webhooks = startDeliveryWorker({ db: workerDb, config, log: app.log, fetch: serviceSafeFetch(config) });
   closers.push(() => webhooks.stop());
   // app.close() stops accepting connections and resolves once in-flight requests have been answered.
   closers.push(() => app.close());

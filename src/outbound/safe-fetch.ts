@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import { addressRefusal, parseDenyList, type AddressPolicy } from './address-policy.ts';
 
 export type SafeFetchOptions = {
@@ -77,10 +77,13 @@ const systemResolve: Resolver = async (hostname) => (await dnsLookup(hostname, {
  * The one way the service calls a URL it did not choose itself. Each hop: scheme check → DNS → every resolved
  * address checked → connection pinned to the checked address (so a second DNS answer cannot rebind it) → response
  * read as a capped stream. There is no cookie jar, and credentials are dropped when a redirect changes origin.
+ * Connections are kept alive per origin and checked address (see `pinnedAgents`): a later call reuses one only
+ * when its own check arrived at the same address.
  */
 export function createSafeFetch(config: SafeFetchConfig): SafeFetch {
   const policy: AddressPolicy = Object.freeze({ allowPrivate: config.allowPrivate, denyList: parseDenyList(config.denyList ?? []) });
   const resolve = config.resolve ?? systemResolve;
+  const agents = pinnedAgents();
 
   return async (url, options = {}) => {
     const limits = { ...DEFAULTS, ...definedOnly(options) };
@@ -94,7 +97,7 @@ export function createSafeFetch(config: SafeFetchConfig): SafeFetch {
       let trusted = options.trusted ?? false;
       for (let redirects = 0; ; redirects++) {
         const hop = { target, method, headers, body, trusted, limits, signal: deadline.signal };
-        const answer = await exchange(hop, policy, resolve);
+        const answer = await exchange(hop, policy, resolve, agents);
         if (!('location' in answer)) return answer;
         if (redirects >= limits.maxRedirects) {
           throw new OutboundError('too_many_redirects', `${target.host} redirected more than ${limits.maxRedirects} times`);
@@ -132,29 +135,54 @@ type Hop = {
 };
 type Redirect = { status: number; location: string };
 
-async function exchange(hop: Hop, policy: AddressPolicy, resolve: Resolver): Promise<SafeResponse | Redirect> {
+async function exchange(hop: Hop, policy: AddressPolicy, resolve: Resolver, agents: PinnedAgents): Promise<SafeResponse | Redirect> {
   const { target, limits, signal } = hop;
   if (target.protocol !== 'https:' && !(policy.allowPrivate && target.protocol === 'http:')) {
     throw new OutboundError('refused_scheme', `only https URLs may be fetched (got ${target.protocol})`);
   }
   const address = await checkedAddress(target, hop.trusted, policy, resolve, signal);
-  const agent = new Agent({
-    connect: { timeout: limits.connectTimeoutMs, lookup: pinnedLookup(address) },
-    headersTimeout: limits.timeoutMs,
-    bodyTimeout: limits.timeoutMs,
-  });
-  try {
-    const res = await request(target, { dispatcher: agent, method: hop.method, headers: hop.headers, body: hop.body, signal });
-    const location = REDIRECTS.has(res.statusCode) ? headerValue(res.headers.location) : undefined;
-    if (location !== undefined) {
-      discard(res.body);
-      return { status: res.statusCode, location };
-    }
-    const bytes = await readCapped(res.body, headerValue(res.headers['content-length']), limits.maxBytes, target.host);
-    return safeResponse(res.statusCode, toHeaders(res.headers), target.href, bytes);
-  } finally {
-    await agent.destroy();
+  const dispatcher = agents.get(target.origin, address, limits.connectTimeoutMs);
+  const timeouts = { headersTimeout: limits.timeoutMs, bodyTimeout: limits.timeoutMs };
+  // A body left unread (a redirect, past the cap, a timeout) is destroyed: undici then does not reuse its connection.
+  const res = await request(target, { dispatcher, method: hop.method, headers: hop.headers, body: hop.body, signal, ...timeouts });
+  const location = REDIRECTS.has(res.statusCode) ? headerValue(res.headers.location) : undefined;
+  if (location !== undefined) {
+    discard(res.body);
+    return { status: res.statusCode, location };
   }
+  const bytes = await readCapped(res.body, headerValue(res.headers['content-length']), limits.maxBytes, target.host);
+  return safeResponse(res.statusCode, toHeaders(res.headers), target.href, bytes);
+}
+
+type PinnedAgents = { get: (origin: string, address: string, connectTimeoutMs: number) => Dispatcher };
+
+/** Origins × addresses kept with open connections; the least recently used beyond this are closed. */
+const KEPT_AGENTS = 64;
+
+/**
+ * Keep-alive connections, one agent per origin, checked address and connect timeout. Every call still resolves and
+ * checks the host first; it then only reuses a connection opened to the address that check arrived at, so a DNS
+ * answer that moves the host elsewhere gets a new connection to the new (checked) address, never the old socket.
+ * Without reuse each call paid a TCP (and TLS) handshake, which capped webhook delivery far below its target.
+ */
+function pinnedAgents(): PinnedAgents {
+  const agents = new Map<string, Agent>();
+  return {
+    get(origin, address, connectTimeoutMs) {
+      const key = `${origin} ${address} ${connectTimeoutMs}`;
+      let agent = agents.get(key);
+      if (agent) agents.delete(key);
+      else agent = new Agent({ connect: { timeout: connectTimeoutMs, lookup: pinnedLookup(address) } });
+      agents.set(key, agent); // Map order is insertion order: the most recently used goes last.
+      for (const [oldest, old] of agents) {
+        if (agents.size <= KEPT_AGENTS) break;
+        agents.delete(oldest);
+        // Requests still running on it finish first; nobody waits for the close.
+        old.close().catch(() => {});
+      }
+      return agent;
+    },
+  };
 }
 
 /** Resolves the host once and checks every address it has; the connection then goes to the first of them only. */

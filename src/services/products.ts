@@ -1,4 +1,5 @@
 import { queryRows, type DbClient, type Tx } from '../db/client.ts';
+import { rowCount } from '../db/sql-literal.ts';
 import { checkImageUrl } from '../domain/image-url.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
 import { containsPattern } from '../domain/like-pattern.ts';
@@ -57,9 +58,10 @@ export async function searchProducts(db: DbClient, input: ProductSearch) {
     FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
     WHERE ${Prisma.join(where, ' AND ')}
     ORDER BY p."createdAt" DESC, p.id DESC
-    LIMIT ${input.limit}`,
-  // Unfiltered, the plan is always the newest-first index walk; with filters it depends on their values.
-  { prepareAs: where.length === 1 ? 'products_search_unfiltered' : undefined });
+    LIMIT ${rowCount(input.limit)}`,
+  // Unfiltered, the plan is always the newest-first index walk; with filters it depends on their values. One
+  // statement per limit (1 to 100), since the limit is part of the text.
+  { prepareAs: where.length === 1 ? `products_search_unfiltered_${input.limit}` : undefined });
   return rows.map((r) => ({
     ...r,
     priceDkk: Number(r.priceDkk),

@@ -29,11 +29,13 @@ export async function createTestApp(
   opts: {
     env?: Record<string, string>;
     tools?: readonly Tool[];
+    /** Connections of the app's pool (default 5); 1 makes every query of the test run in one session. */
+    poolMax?: number;
     /** Called for every query the app itself sends (the app then gets its own client on the same database). */
     onQuery?: () => void;
   } = {},
 ): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase(opts.poolMax);
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     TOOL_CONTRACTS: 'strict',

@@ -8,17 +8,17 @@ import type { Prisma } from '../../src/generated/prisma/client.ts';
 export type TestDatabase = {
   /** Connection URL of the new database. */
   url: string;
-  /** Prisma client on it (pool of 5: files run in parallel against one server). */
+  /** Prisma client on it (pool of 5 by default: files run in parallel against one server). */
   db: Db;
   /** Disconnects `db` and drops the database (FORCE: also ends connections the test left open). */
   drop: () => Promise<void>;
 };
 
 /** CREATE DATABASE <run prefix>_<random> TEMPLATE <migrated template>: ~50 ms instead of migrating. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(poolMax = 5): Promise<TestDatabase> {
   const name = await createEmptyTestDatabase({ template: inject('dbTemplate') });
   const url = testDatabaseUrl(name);
-  const db = createDb({ connectionString: url, poolMax: 5 });
+  const db = createDb({ connectionString: url, poolMax });
   let dropped: Promise<void> | undefined;
   return {
     url,

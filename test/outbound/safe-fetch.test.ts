@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSafeFetch, OutboundError, type OutboundErrorKind, type Resolver, type SafeFetch } from '../../src/outbound/safe-fetch.ts';
 import { sendJson, startLocalServer, startSilentServer, type LocalServer } from './local-server.ts';
@@ -279,5 +281,68 @@ describe('connect timeout', () => {
     } finally {
       await silent.close();
     }
+  });
+});
+
+describe('kept-alive connections', () => {
+  /** One handler on 127.0.0.1 and 127.0.0.2 (same port); notes the local address each connection arrived at. */
+  async function startTwoAddressServer() {
+    const connections: string[] = [];
+    let requests = 0;
+    const servers = ['127.0.0.1', '127.0.0.2'].map(() =>
+      createServer((req, res) => {
+        requests++;
+        req.resume().on('end', () => {
+          if (req.url === '/big') res.writeHead(200, { 'content-length': '4096' }).end('x'.repeat(4096));
+          else res.writeHead(204).end();
+        });
+      }).on('connection', (socket) => connections.push(socket.localAddress ?? '')),
+    );
+    await new Promise<void>((resolve) => servers[0].listen(0, '127.0.0.1', resolve));
+    const { port } = servers[0].address() as AddressInfo;
+    await new Promise<void>((resolve) => servers[1].listen(port, '127.0.0.2', resolve));
+    const close = () => Promise.all(servers.map((s) => new Promise((resolve) => s.closeAllConnections() ?? s.close(resolve))));
+    return { port, connections, requests: () => requests, close };
+  }
+  let server: Awaited<ReturnType<typeof startTwoAddressServer>>;
+  beforeAll(async () => {
+    server = await startTwoAddressServer();
+  });
+  afterAll(() => server.close());
+
+  it('reuses a connection to the same origin and checked address, and still resolves and checks every call', async () => {
+    const dns = fakeDns({ 'hooks.example': ['127.0.0.1'] });
+    const fetch = createSafeFetch({ allowPrivate: true, userAgent: UA, resolve: dns });
+    const before = server.connections.length;
+    for (let i = 0; i < 3; i++) {
+      expect((await fetch(`http://hooks.example:${server.port}/`)).status).toBe(204);
+      // undici hands the socket back to its pool just after the body ends; a call in the same tick opens another.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(server.connections.length - before).toBe(1);
+    expect(dns.lookups).toEqual(['hooks.example', 'hooks.example', 'hooks.example']);
+  });
+
+  it('never sends over a kept connection once DNS moves the host: a new checked address gets its own, a refused one none', async () => {
+    const records = { 'moving.example': ['127.0.0.1'] };
+    const fetch = createSafeFetch({ allowPrivate: true, denyList: ['127.0.0.3'], userAgent: UA, resolve: fakeDns(records) });
+    const url = `http://moving.example:${server.port}/`;
+    const before = server.connections.length;
+    await fetch(url);
+    records['moving.example'] = ['127.0.0.2'];
+    await fetch(url);
+    expect(server.connections.slice(before)).toEqual(['127.0.0.1', '127.0.0.2']);
+    records['moving.example'] = ['127.0.0.3'];
+    const requests = server.requests();
+    await expectKind(fetch(url), 'refused_address');
+    expect(server.requests()).toBe(requests);
+  });
+
+  it('closes a connection whose answer was cut off at the size cap; the next call opens a new one', async () => {
+    const fetch = createSafeFetch({ allowPrivate: true, userAgent: UA });
+    const before = server.connections.length;
+    await expectKind(fetch(`http://127.0.0.1:${server.port}/big`, { maxBytes: 100 }), 'too_large');
+    expect((await fetch(`http://127.0.0.1:${server.port}/`)).status).toBe(204);
+    expect(server.connections.length - before).toBe(2);
   });
 });

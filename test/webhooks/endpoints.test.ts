@@ -189,6 +189,34 @@ describe('an endpoint failing for the disable period', () => {
   });
 });
 
+describe('shutdown', () => {
+  it('finishes and records the request in flight, and hands back claimed deliveries it has not sent', async () => {
+    // One request at a time, so the worker holds a second claimed delivery it has not sent yet.
+    const t = await createTestApp({ env: { OUTBOUND_ALLOW_PRIVATE: '1', WEBHOOK_POLL_INTERVAL: '20ms', WEBHOOK_CONCURRENCY: '1', WEBHOOK_LEASE: '60s' } });
+    const receiver = await startReceiver();
+    receiver.respond(() => ({ status: 204, delayMs: 1000 }));
+    try {
+      const key = await t.key();
+      const endpoint = (await t.call('webhooks.create', { url: receiver.url, events: ['order.*'] }, key)).json().result.endpoint.id;
+      for (let i = 0; i < 4; i++) await t.call('webhooks.send_test', { id: endpoint }, key);
+      const worker = startDeliveryWorker({ db: t.db, config: t.config, log: t.app.log, fetch: serviceSafeFetch(t.config) });
+      const [sent] = await receiver.waitFor(1);
+      await worker.stop();
+      expect(receiver.deliveries).toHaveLength(1);
+      const deliveries = await t.db.webhookDelivery.findMany({ where: { endpointId: endpoint }, include: { event: true } });
+      const [{ now }] = await t.db.$queryRaw<{ now: Date }[]>`SELECT now()`;
+      expect(deliveries.find((d) => d.event.id === sent.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+      const rest = deliveries.filter((d) => d.event.id !== sent.id);
+      expect(rest).toHaveLength(3);
+      // None is left under this instance's lease: another instance may send each one at once.
+      for (const d of rest) expect({ status: d.status, attempts: d.attempts, due: d.nextAttemptAt <= now }).toEqual({ status: 'pending', attempts: 0, due: true });
+    } finally {
+      await receiver.close();
+      await t.close();
+    }
+  });
+});
+
 describe('private addresses', () => {
   let t: TestApp;
   let app: FastifyInstance;

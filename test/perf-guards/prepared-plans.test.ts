@@ -1,0 +1,38 @@
+// A named (prepared) statement only saves planning when PostgreSQL adopts its generic plan, which it does after
+// five executions unless the generic plan looks dearer than the custom ones. A LIMIT or OFFSET parameter makes it
+// look ten times dearer (PostgreSQL assumes a tenth of the rows), and the category page's statement was planned
+// again on every call: 1 ms per page. This runs the storefront pages and the prepared reads a dozen times each on
+// an app with one database connection, and requires every named statement of that session to run on its generic
+// plan.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.ts';
+import { Prisma } from '../../src/generated/prisma/client.ts';
+import { seedBenchData } from '../../bench/seed.ts';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ poolMax: 1 });
+  // Enough products per category (15,000 over 50) that a tenth of them is more than a page: with the demo's few
+  // the generic plan would win anyway and the guard would prove nothing.
+  await seedBenchData(t.url, 15_000);
+}, 120_000);
+afterAll(() => t?.close());
+
+it('every prepared statement of the storefront and the catalog reads runs on its generic plan', async () => {
+  const [product] = await t.db.product.findMany({ where: { deletedAt: null }, take: 1 });
+  const [category] = await t.db.category.findMany({ take: 1 });
+  const pages = ['/', `/products/${product.slug}`, `/categories/${category.slug}`, '/services', '/services/no-such-service', '/info/no-such-page'];
+  const tools: [string, unknown][] = [['products.get', { slug: product.slug }], ['products.search', {}], ['categories.list', {}]];
+  for (let i = 0; i < 12; i++) {
+    for (const url of pages) expect((await t.app.inject({ method: 'GET', url })).statusCode, url).toBeLessThan(500);
+    for (const [name, body] of tools) expect((await t.call(name, body)).statusCode, name).toBe(200);
+  }
+  const statements = await queryRows<{ name: string; generic_plans: bigint; custom_plans: bigint }>(
+    t.db,
+    Prisma.sql`SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE name IS NOT NULL AND name <> ''`,
+  );
+  const exercised = statements.filter((s) => s.generic_plans + s.custom_plans >= 10);
+  expect(exercised.map((s) => s.name)).toEqual(expect.arrayContaining(['storefront_product', 'storefront_category', 'products_get']));
+  expect(exercised.filter((s) => s.generic_plans === 0n).map((s) => `${s.name}: ${s.custom_plans} custom plans`)).toEqual([]);
+});
