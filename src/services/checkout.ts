@@ -23,6 +23,7 @@ type Taken = { lines: Line[]; taken: TakenLine[]; discount: (Pick<DiscountCode, 
  * stock is left, and concurrent checkouts re-check it on the newest row version once they hold the lock, so stock
  * never goes below zero. The code is counted only while it is active, unexpired and below its limit.
  * The lines are read here, after the cart lock was taken (a statement earlier), so none added meanwhile is missed.
+ * Without a code the statement has no discount part at all, so an ordinary checkout never reads "DiscountCode".
  */
 async function takeStock(tx: Tx, cartId: string, discountCode: string | null, now: Date): Promise<Taken> {
   const [row] = await queryRows<Taken>(tx, Prisma.sql`
@@ -32,18 +33,20 @@ async function takeStock(tx: Tx, cartId: string, discountCode: string | null, no
            UPDATE "Product" p SET stock = p.stock - l.quantity, "updatedAt" = ${now}
            FROM lines l
            WHERE p.id = l."productId" AND p.id IN (SELECT id FROM locked) AND p."deletedAt" IS NULL AND p.stock >= l.quantity
-           RETURNING p.id AS "productId", l.quantity, p.slug, p.name, p."priceDkk"),
+           RETURNING p.id AS "productId", l.quantity, p.slug, p.name, p."priceDkk")${discountCode === null ? Prisma.empty : Prisma.sql`,
          discount AS (
            UPDATE "DiscountCode" SET "usageCount" = "usageCount" + 1, "updatedAt" = ${now}
            WHERE code = ${discountCode} AND active AND ("validUntil" IS NULL OR "validUntil" > ${now})
              AND ("usageLimit" IS NULL OR "usageCount" < "usageLimit")
              AND (SELECT count(*) FROM taken) = (SELECT count(*) FROM lines)
-           RETURNING code, type, value)
+           RETURNING code, type, value)`}
     SELECT (SELECT coalesce(json_agg(json_build_object('productId', "productId", 'quantity', quantity::text) ORDER BY "productId"), '[]') FROM lines) AS lines,
            (SELECT coalesce(json_agg(json_build_object('productId', "productId", 'quantity', quantity::text, 'slug', slug, 'name', name,
                                                        'priceDkk', "priceDkk"::text) ORDER BY "productId"), '[]') FROM taken) AS taken,
-           (SELECT json_build_object('code', code, 'type', type, 'value', value) FROM discount) AS discount`,
-  { prepareAs: 'checkout_take_stock' });
+           ${discountCode === null ? Prisma.sql`NULL::json` : Prisma.sql`(SELECT json_build_object('code', code, 'type', type, 'value', value) FROM discount)`} AS discount`,
+  // Prepared only without a code. With one it is planned per call: a generic plan made while "DiscountCode" was
+  // nearly empty would be a sequential scan over every code, kept as the table grows (docs/performance.md, item 11).
+  { prepareAs: discountCode === null ? 'checkout_take_stock' : undefined });
   // json carries the bigints as strings: exact whatever their size.
   const bigints = <T extends { quantity: string | bigint; priceDkk?: string | bigint }>(l: T) =>
     ({ ...l, quantity: BigInt(l.quantity), ...(l.priceDkk === undefined ? {} : { priceDkk: BigInt(l.priceDkk) }) });
