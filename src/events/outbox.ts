@@ -41,6 +41,13 @@ export async function insertEvents(tx: Tx, rows: readonly OutboxRow[], onlyEndpo
  * statement, whether or not the rest reads it): each entity's next sequence number is taken, the events are
  * inserted, and each is fanned out to the enabled endpoints subscribed to its type as pending deliveries.
  */
+/**
+ * The endpoints an event goes to. Written into the SQL rather than chosen by a parameter (`$n IS NULL OR …`): a
+ * custom plan folds such a choice away and looks cheaper, so the write's prepared statement was planned on every
+ * call (test/perf-guards/prepared-plans.test.ts).
+ */
+const SUBSCRIBED = Prisma.sql`p.enabled AND (ev.type = ANY (p.events) OR split_part(ev.type, '.', 1) || '.*' = ANY (p.events) OR '*' = ANY (p.events))`;
+
 export function outboxStatements(rows: readonly OutboxRow[], onlyEndpointId: string | null = null): Prisma.Sql {
   const column = <T>(pick: (r: OutboxRow) => T) => rows.map(pick);
   return Prisma.sql`
@@ -61,10 +68,7 @@ export function outboxStatements(rows: readonly OutboxRow[], onlyEndpointId: str
     ), event_delivery AS (
       INSERT INTO "WebhookDelivery" (id, "eventId", "endpointId")
       SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, p.id
-      FROM event ev JOIN "WebhookEndpoint" p
-        ON ${onlyEndpointId}::text IS NOT NULL AND p.id = ${onlyEndpointId}::text
-        OR ${onlyEndpointId}::text IS NULL AND p.enabled
-           AND (ev.type = ANY (p.events) OR split_part(ev.type, '.', 1) || '.*' = ANY (p.events) OR '*' = ANY (p.events))
+      FROM event ev JOIN "WebhookEndpoint" p ON ${onlyEndpointId === null ? SUBSCRIBED : Prisma.sql`p.id = ${onlyEndpointId}`}
     )`;
 }
 

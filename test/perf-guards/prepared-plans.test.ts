@@ -19,7 +19,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => t?.close());
 
-it('every prepared statement of the storefront and the catalog reads runs on its generic plan', async () => {
+it('every prepared statement of the storefront, the catalog reads and the bench writes runs on its generic plan', async () => {
   const [product] = await t.db.product.findMany({ where: { deletedAt: null }, take: 1 });
   const [category] = await t.db.category.findMany({ take: 1 });
   const pages = ['/', `/products/${product.slug}`, `/categories/${category.slug}`, '/services', '/services/no-such-service', '/info/no-such-page'];
@@ -28,11 +28,21 @@ it('every prepared statement of the storefront and the catalog reads runs on its
     for (const url of pages) expect((await t.app.inject({ method: 'GET', url })).statusCode, url).toBeLessThan(500);
     for (const [name, body] of tools) expect((await t.call(name, body)).statusCode, name).toBe(200);
   }
+  // The writes of the bench (each its own data, so every call really writes).
+  const key = await t.key();
+  const products = await t.db.product.findMany({ where: { deletedAt: null, stock: { gt: 10 } }, take: 12 });
+  for (const [i, p] of products.entries()) {
+    expect((await t.call('products.update', { slug: p.slug, patch: { priceDkk: 10_000 + i } }, key, { headers: { 'idempotency-key': `u-${i}` } })).statusCode).toBe(200);
+    const cart = (await t.call('cart.create', {}, key)).json().result as { cartId: string };
+    expect((await t.call('cart.add_item', { cartId: cart.cartId, productSlug: p.slug, quantity: 1 }, key)).statusCode).toBe(200);
+    const order = await t.call('checkout.create_order', { cartId: cart.cartId, email: 'a@example.com', shippingName: 'A', shippingAddress: 'Vej 1', shippingZip: '1000', shippingCity: 'By' }, key, { headers: { 'idempotency-key': `c-${i}` } });
+    expect(order.statusCode, order.body).toBe(200);
+  }
   const statements = await queryRows<{ name: string; generic_plans: bigint; custom_plans: bigint }>(
     t.db,
     Prisma.sql`SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE name IS NOT NULL AND name <> ''`,
   );
   const exercised = statements.filter((s) => s.generic_plans + s.custom_plans >= 10);
-  expect(exercised.map((s) => s.name)).toEqual(expect.arrayContaining(['storefront_product', 'storefront_category', 'products_get']));
+  expect(exercised.map((s) => s.name)).toEqual(expect.arrayContaining(['storefront_product', 'storefront_category', 'products_get', 'checkout_take_stock']));
   expect(exercised.filter((s) => s.generic_plans === 0n).map((s) => `${s.name}: ${s.custom_plans} custom plans`)).toEqual([]);
 });
