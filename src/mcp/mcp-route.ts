@@ -137,7 +137,7 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
     const body: unknown = req.body;
     for (const message of Array.isArray(body) ? body : [body]) {
       const call = ToolCallSchema.safeParse(message);
-      const tool = call.success ? opts.tools.find((t) => t.name === call.data.params.name) : undefined;
+      const tool = call.success ? getCatalog().get(call.data.params.name)?.tool : undefined;
       if (tool && !tool.anonymous && !req.principal.scopes.has(tool.scope)) {
         throw new AppError('insufficient_scope', `This grant lacks the scope ${tool.scope} required by ${tool.name}.`, {
           'WWW-Authenticate': `Bearer realm="agent-api", error="insufficient_scope", scope="${tool.scope}"`,

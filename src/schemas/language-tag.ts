@@ -10,6 +10,6 @@ function isLanguageTag(tag: string): boolean {
   }
 }
 
-/** A BCP 47 language tag such as `da` or `en-GB`; the grammar is not a published pattern, so a miss is 422 invalid_language_tag. */
+/** A BCP 47 language tag such as `da` or `en-GB`; the grammar is not a published pattern, so a miss is 400 invalid_language_tag. */
 export const languageTag = () =>
   z.string().max(35).refine(isLanguageTag, { message: 'must be a BCP 47 language tag such as da or en-GB', params: answeredAs('invalid_language_tag') });

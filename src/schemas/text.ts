@@ -6,7 +6,7 @@ const isClean = (s: string) => !s.includes('\u0000') && s.isWellFormed();
 
 /**
  * Refuses what PostgreSQL cannot store or a client cannot render: NUL bytes and lone surrogates. Answered with the
- * domain error 422 invalid_text rather than published as a pattern on every text field, which would add about
+ * domain error 400 invalid_text rather than published as a pattern on every text field, which would add about
  * 3,000 tokens to an agent's tool list to say what almost no caller needs to hear (docs/contract.md).
  */
 export const cleanText = <S extends z.ZodType<string>>(schema: S) => schema.refine(isClean, { message: CLEAN_TEXT, params: answeredAs('invalid_text') });

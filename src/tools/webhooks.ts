@@ -21,7 +21,7 @@ const Events = z
   )
   .min(1)
   .max(100)
-  .describe('Event types (OpenAPI webhooks), "order.*" or "*" (422 unknown_event_type otherwise).');
+  .describe('Event types (OpenAPI webhooks), "order.*" or "*" (400 unknown_event_type otherwise).');
 const Description = text({ max: 500 }).nullable();
 
 const Endpoint = WebhookEndpointObject;

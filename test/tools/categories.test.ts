@@ -114,8 +114,8 @@ describe('categories.upsert', () => {
     expect(problem.detail).toContain(field);
   });
 
-  it('POST /api/v1/tools/categories.upsert with a NUL byte in the name is 422 invalid_text', async () => {
-    const problem = await expectRefused('categories.upsert', { slug: 'nul-name', name: 'Na\u0000me' }, 422, 'invalid_text');
+  it('POST /api/v1/tools/categories.upsert with a NUL byte in the name is 400 invalid_text', async () => {
+    const problem = await expectRefused('categories.upsert', { slug: 'nul-name', name: 'Na\u0000me' }, 400, 'invalid_text');
     expect(problem.detail).toContain('name');
   });
 

@@ -150,7 +150,7 @@ describe('POST /api/v1/tools/pages.set_layout', () => {
 
   it.each([
     ['duplicate section ids', { sections: [spacer, { ...spacer }] }, /^layout\.sections\.1\.id: duplicate section id "gap"/, 422, 'invalid_layout'],
-    ['a NUL byte in a text prop', { sections: [{ id: 'r', key: 'rich-text', props: { body: 'a\u0000b' } }] }, /^layout\.sections\.0\.props\.body:/, 422, 'invalid_text'],
+    ['a NUL byte in a text prop', { sections: [{ id: 'r', key: 'rich-text', props: { body: 'a\u0000b' } }] }, /^layout\.sections\.0\.props\.body:/, 400, 'invalid_text'],
     ['an http image URL', { sections: [{ id: 'h', key: 'hero', props: { imageUrl: 'http://images.example.com/a.jpg' } }] }, /^layout\.sections\.0\.props\.imageUrl: image URL must use https/, 400, 'invalid_image_url'],
     ['an image URL on an IP address', { sections: [{ id: 'g', key: 'gallery', props: { images: [{ src: 'https://169.254.169.254/x.jpg' }] } }] }, /^layout\.sections\.0\.props\.images\.0\.src:/, 400, 'invalid_image_url'],
     ['an image URL with credentials', { sections: [{ id: 'i', key: 'image', props: { src: 'https://u:p@cdn.example.com/a.jpg' } }] }, /^layout\.sections\.0\.props\.src:/, 400, 'invalid_image_url'],

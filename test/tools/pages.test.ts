@@ -103,8 +103,8 @@ describe('POST /api/v1/tools/pages.upsert', () => {
     expect(await t.db.page.count()).toBe(0);
   });
 
-  it('refuses a title with a NUL byte (422 invalid_text) and stores nothing', async () => {
-    expect(expectProblem(await upsert({ slug: 'about', title: 'Ab\u0000c' }), 422, 'invalid_text').detail).toMatch(/^title:/);
+  it('refuses a title with a NUL byte (400 invalid_text) and stores nothing', async () => {
+    expect(expectProblem(await upsert({ slug: 'about', title: 'Ab\u0000c' }), 400, 'invalid_text').detail).toMatch(/^title:/);
     expect(await t.db.page.count()).toBe(0);
   });
 

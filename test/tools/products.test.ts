@@ -176,7 +176,7 @@ describe('products.search', () => {
       expect(problem.detail).toContain(Object.keys(body)[0]);
     }
     // Valid under the published schema but not storable text: a domain error naming the field.
-    expect(expectProblem(await t.call('products.search', { q: 'x\u0000y' }), 422, 'invalid_text').detail).toContain('q');
+    expect(expectProblem(await t.call('products.search', { q: 'x\u0000y' }), 400, 'invalid_text').detail).toContain('q');
   });
 
   it('results are newest first with the id as a stable tie-breaker, identical on every call', async () => {
@@ -324,8 +324,8 @@ describe('products.create', () => {
 
   // Valid under the published schema (any string; image URLs as `format: uri`), refused with a domain error.
   it.each([
-    ['name with a NUL byte', { name: 'Avi\u0000ator' }, 422, 'invalid_text', 'name'],
-    ['brand with a NUL byte', { brand: 'Nord\u0000lys' }, 422, 'invalid_text', 'brand'],
+    ['name with a NUL byte', { name: 'Avi\u0000ator' }, 400, 'invalid_text', 'name'],
+    ['brand with a NUL byte', { brand: 'Nord\u0000lys' }, 400, 'invalid_text', 'brand'],
     ['an ftp image', { images: ['ftp://img.example.com/x.jpg'] }, 400, 'invalid_image_url', 'images'],
     ['an image that is not a URL', { images: ['not a url'] }, 400, 'invalid_image_url', 'images'],
     ['a javascript: image', { images: ['javascript:alert(1)'] }, 400, 'invalid_image_url', 'images'],
@@ -344,11 +344,11 @@ describe('products.create', () => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it('a lone surrogate in name is 422 invalid_text', async () => {
+  it('a lone surrogate in name is 400 invalid_text', async () => {
     const body = JSON.stringify(valid({ name: 'Avi' })).replace('"name":"Avi"', '"name":"Avi\\ud800ator"');
     expect(body).toContain('\\ud800');
     const before = await snapshot();
-    const problem = expectProblem(await t.call('products.create', body, key), 422, 'invalid_text');
+    const problem = expectProblem(await t.call('products.create', body, key), 400, 'invalid_text');
     expect(problem.detail).toContain('name');
     expect(await snapshot()).toEqual(before);
   });

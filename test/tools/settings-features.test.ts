@@ -66,8 +66,8 @@ describe('POST /api/v1/tools/settings.update', () => {
   it.each([
     ['a malformed language tag', { language: 'not a tag' }, 'invalid_language_tag'],
     ['a NUL in the shop name', { shopName: 'A\u0000B' }, 'invalid_text'],
-  ])('refuses %s with 422 (valid under the schema, not a usable value)', async (_name, body, code) => {
-    expectProblem(await update(body), 422, code);
+  ])('refuses %s with 400 and its own code (valid under the schema, not a usable value)', async (_name, body, code) => {
+    expectProblem(await update(body), 400, code);
     expect(await t.db.auditEntry.count()).toBe(0);
   });
 

@@ -111,7 +111,7 @@ describe('subscriptions', () => {
 
   it('refuses unknown event types', async () => {
     const res = await t.call('webhooks.create', { url: receiver.url, events: ['product.exploded'] }, key);
-    expect(res.statusCode).toBe(422);
+    expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'unknown_event_type', detail: expect.stringMatching(/events\.0/) });
   });
 });
