@@ -124,20 +124,41 @@ const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P
 /** @prisma/adapter-pg's error kinds (on DriverAdapterError.cause) for the same conditions. */
 const UNAVAILABLE_ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 
-function isDatabaseUnavailable(err: unknown): boolean {
+type ErrorLink = { code?: unknown; message?: unknown; name?: unknown; cause?: unknown; kind?: unknown; meta?: { driverAdapterError?: unknown } };
+
+/**
+ * The error and what it wraps, outermost first. Prisma's known-request errors (P2010 raw query failed, P2039 database
+ * error …) carry the adapter's error in meta.driverAdapterError, whose cause holds the socket error kind or the
+ * PostgreSQL SQLSTATE.
+ */
+function* errorChain(err: unknown): Generator<ErrorLink> {
   for (let e: unknown = err, depth = 0; e && depth < 6; depth++) {
-    const { code, message, name, cause, kind, meta } = e as {
-      code?: unknown; message?: unknown; name?: unknown; cause?: unknown; kind?: unknown; meta?: { driverAdapterError?: unknown };
-    };
+    const link = e as ErrorLink;
+    yield link;
+    e = link.cause ?? (link.meta && typeof link.meta === 'object' ? link.meta.driverAdapterError : undefined);
+  }
+}
+
+/**
+ * PostgreSQL asked for the transaction to be run again: a serialization failure (40001, also what agent_api_expect
+ * raises when rows a write read have changed before it locked them) or a deadlock (40P01). Prisma reports both as
+ * P2034, its adapter as kind TransactionWriteConflict. The transaction was rolled back, so running it again is safe.
+ */
+export function isRetryableConflict(err: unknown): boolean {
+  for (const { code, kind } of errorChain(err)) {
+    if (code === '40001' || code === '40P01' || code === 'P2034' || kind === 'TransactionWriteConflict') return true;
+  }
+  return false;
+}
+
+function isDatabaseUnavailable(err: unknown): boolean {
+  for (const { code, message, name, kind } of errorChain(err)) {
     if (typeof code === 'string' && (UNAVAILABLE_NET_CODES.has(code) || UNAVAILABLE_PRISMA_CODES.has(code))) return true;
     if (typeof kind === 'string' && UNAVAILABLE_ADAPTER_KINDS.has(kind)) return true;
     if (name === 'DriverAdapterError' || name === 'PrismaClientInitializationError') {
       if (typeof message === 'string' && /connect|terminat|timeout|closed|ECONN|shut/i.test(message)) return true;
     }
     if (typeof message === 'string' && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(message)) return true;
-    // Prisma's known-request errors (P2010 raw query failed, P2039 database error …) carry the adapter's error in
-    // meta.driverAdapterError, whose cause holds the socket error kind or the PostgreSQL SQLSTATE.
-    e = cause ?? (meta && typeof meta === 'object' ? meta.driverAdapterError : undefined);
   }
   return false;
 }

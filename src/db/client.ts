@@ -137,8 +137,8 @@ function inlined(sql: Prisma.Sql, client: pg.PoolClient): string {
  * the write's final statement: its CTEs join recordWrite's one statement (src/registry/idempotency.ts), which saves
  * a round trip while the write holds its row locks. Only for the handler's last statement: a query on the
  * connection after it throws, since it would run before the deferred write. `ctes` are `name AS (…)` entries of a
- * WITH clause; `name` names the prepared statement they are part of (fixed SQL text per name). On a client that
- * counts queries (no held connection) it runs at once.
+ * WITH clause; `name` names the prepared statement they are part of (fixed SQL text per name; none when `prepared`
+ * is false). On a client that counts queries (no held connection) it runs at once.
  */
 export async function deferWrite(db: Db | Tx, write: DeferredWrite): Promise<void> {
   const held = heldConnection.getStore();

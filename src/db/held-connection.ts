@@ -13,8 +13,11 @@ type Query = Parameters<Adapter['queryRaw']>[0];
  */
 export type HeldConnection = { client: pg.PoolClient; adapter?: Adapter; savepoints: number; deferred: DeferredWrite[] };
 
-/** A write statement whose CTEs join the write's final statement instead of costing a round trip (deferWrite). */
-export type DeferredWrite = { name: string; ctes: Prisma.Sql };
+/**
+ * A write statement whose CTEs join the write's final statement instead of costing a round trip (deferWrite).
+ * `prepared: false` when its plan depends on the values, so the final statement is then planned per call.
+ */
+export type DeferredWrite = { name: string; ctes: Prisma.Sql; prepared?: boolean };
 
 /** A deferred write runs with the write's final statement, so nothing may query in between (it would run first). */
 export function assertNothingDeferred(held: HeldConnection): void {

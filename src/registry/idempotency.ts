@@ -122,7 +122,8 @@ export async function recordWrite(
 ): Promise<void> {
   const at = new Date();
   const { entries, events, idempotency: idem } = write;
-  const parts: Array<[name: string, sql: Prisma.Sql]> = takeDeferredWrites().map((d) => [d.name, d.ctes]);
+  const deferred = takeDeferredWrites();
+  const parts: Array<[name: string, sql: Prisma.Sql]> = deferred.map((d) => [d.name, d.ctes]);
   if (entries.length > 0) {
     parts.push(['audit', Prisma.sql`audit AS (
       INSERT INTO "AuditEntry" (id, at, "apiKeyId", "grantId", "clientAddress", tool, "entityType", "entityId", before, after, meta, "revertOf")
@@ -144,7 +145,7 @@ export async function recordWrite(
   const sql = parts.length > 0 ? Prisma.sql`WITH ${Prisma.join(parts.map(([, cte]) => cte), ', ')} ${last}` : last;
   // One fixed text per combination of parts, so each is prepared once per connection (its plan is value-independent).
   const name = ['record', ...parts.map(([part]) => part), ...(idem ? ['idempotency'] : [])].join('_');
-  const stored = await queryRows(tx, sql, { prepareAs: name });
+  const stored = await queryRows(tx, sql, { prepareAs: deferred.every((d) => d.prepared !== false) ? name : undefined });
   if (idem && stored.length === 0) throw new IdempotencyRace();
 }
 

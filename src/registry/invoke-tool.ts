@@ -3,12 +3,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import { inTransaction, type Db, type Tx } from '../db/client.ts';
-import { AppError, classifyUnknown } from '../errors.ts';
+import { AppError, classifyUnknown, isRetryableConflict } from '../errors.ts';
 import { eventsOf } from '../events/outbox.ts';
 import {
   claimedOutcome, claimStatement, earlierOutcome, IdempotencyRace, recordOutcome, recordWrite, replay, requestHash, type ClaimRow, type IdempotencyClaim, type StoredOutcome,
 } from './idempotency.ts';
-import type { Change, Principal, Tool, ToolRateLimit, WriteContext } from './define-tool.ts';
+import type { Change, Principal, ReadContext, Tool, ToolRateLimit, WriteContext } from './define-tool.ts';
 import { problemCodesOf } from './tool-problems.ts';
 
 export type InvokeDeps = { db: Db; config: Config };
@@ -80,14 +80,41 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
     throw new AppError('confirmation_required', `${tool.name} changes data and needs "confirm": true (preview it first with "dryRun": true).`);
   }
 
-  const changes: Change[] = [];
-  const effects: Array<() => Promise<void>> = [];
   const readContext = { principal: req.principal, requestId: req.requestId, log: req.log, config: deps.config };
-
   if (tool.kind === 'read') {
     return { ok: true, result: shapeOutput(tool, await tool.handler(args, { ...readContext, db: deps.db })) };
   }
 
+  // A dry run consumes nothing, not even the idempotency key.
+  const idem: IdempotencyClaim | null =
+    req.idempotencyKey && req.principal && dryRun !== true
+      ? { apiKeyId: req.principal.keyId, key: req.idempotencyKey, tool: tool.name, requestHash: requestHash(tool.name, req.body) }
+      : null;
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await writeOnce(deps, req, { args, dryRun, idem, readContext });
+    if (outcome !== RUN_AGAIN) return outcome;
+    if (attempt === WRITE_ATTEMPTS) {
+      throw new AppError('service_unavailable', 'Concurrent changes to the same rows kept this write from completing; nothing was changed. Retry it.', { 'Retry-After': '1' });
+    }
+  }
+}
+
+/**
+ * How often a write is run when its transaction asks to be run again. Each time means another write changed a row
+ * this one depends on and committed, so a run that comes back this often is under contention no retry will end.
+ */
+const WRITE_ATTEMPTS = 5;
+
+/** writeOnce's answer when the write was rolled back and should be run again from the start. */
+const RUN_AGAIN = Symbol('run again');
+
+type WriteInput = { args: Record<string, unknown>; dryRun: boolean | undefined; idem: IdempotencyClaim | null; readContext: Omit<ReadContext, 'db'> };
+
+/** One run of a write: its transaction with the handler, the audit entries, events and stored outcome. */
+async function writeOnce(deps: InvokeDeps, req: InvokeRequest, { args, dryRun, idem, readContext }: WriteInput): Promise<InvokeResult | typeof RUN_AGAIN> {
+  const { tool } = req;
+  const changes: Change[] = [];
+  const effects: Array<() => Promise<void>> = [];
   const writeContext = (tx: Tx): WriteContext => ({
     ...readContext,
     db: tx,
@@ -101,11 +128,6 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
     afterCommit: (effect) => effects.push(effect),
   });
 
-  // A dry run consumes nothing, not even the idempotency key.
-  const idem: IdempotencyClaim | null =
-    req.idempotencyKey && req.principal && dryRun !== true
-      ? { apiKeyId: req.principal.keyId, key: req.idempotencyKey, tool: tool.name, requestHash: requestHash(tool.name, req.body) }
-      : null;
   if (idem) {
     const earlier = await earlierOutcome(deps.db, idem);
     if (earlier) return replay(earlier);
@@ -139,8 +161,9 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
   } catch (err) {
     if (err instanceof DryRunRollback) return { ok: true, result: err.result, dryRun: true, changes };
     if (err instanceof Replay) return replay(err.outcome);
-    // Another call with this key committed between this one's claim and its end: its outcome is now visible.
-    if (err instanceof IdempotencyRace) return run(deps, req);
+    // Another call with this key committed between this one's claim and its end: run again, it then replays. Or
+    // rows the write read changed before it locked them (agent_api_expect): run again on the rows as they are now.
+    if (err instanceof IdempotencyRace || isRetryableConflict(err)) return RUN_AGAIN;
     // A domain failure after execution began is remembered too, so a retry gets the same answer (Stripe's rule);
     // the write itself was rolled back. Infrastructure failures (5xx) stay retryable.
     if (idem && executing && err instanceof AppError && err.status < 500) {

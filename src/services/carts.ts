@@ -38,20 +38,70 @@ async function termsOf(db: DbClient, row: TermsRow): Promise<ShopTerms> {
   return { currency: settings.currency, pricing: pricingSettings(settings) };
 }
 
+type LockedRow = Cart & TermsRow;
+
+/** The cart row locked, its owner and status checked, the shop's terms; `extra` is the statement's "extra" column, if any. */
+async function lockCartRow<Extra = undefined>(tx: Tx, keyId: string, cartId: string, sql: Prisma.Sql, prepareAs: string | undefined) {
+  const [row] = await queryRows<LockedRow & { extra: Extra }>(tx, sql, { prepareAs });
+  const { settingsId, currency, shippingFeeDkk, freeShippingThresholdDkk, vatRateBasisPoints, extra, ...cartColumns } = row ?? ({} as LockedRow & { extra: Extra });
+  const cart = ownCart(row && cartColumns, keyId, cartId);
+  if (cart.status !== 'open') throw new AppError('cart_closed', `Cart "${cartId}" was already checked out (order ${cart.orderId}).`);
+  return { cart, extra, terms: await termsOf(tx, { settingsId, currency, shippingFeeDkk, freeShippingThresholdDkk, vatRateBasisPoints }) };
+}
+
+const LOCK_COLUMNS = Prisma.sql`${CART_COLUMNS}, s.id AS "settingsId", s.currency, s."shippingFeeDkk", s."freeShippingThresholdDkk", s."vatRateBasisPoints"`;
+
 /**
  * Locks the cart row for the rest of the transaction and checks it is still open: every change to a cart and its
  * checkout queue on this lock, so an item added while a checkout runs cannot slip past it, and a cart is checked out
  * at most once. The shop's pricing terms come with it, in the same statement.
  */
 export async function lockOpenCart(tx: Tx, keyId: string, cartId: string): Promise<{ cart: Cart; terms: ShopTerms }> {
-  const [row] = await queryRows<Cart & TermsRow>(tx, Prisma.sql`
-    SELECT ${CART_COLUMNS}, s.id AS "settingsId", s.currency, s."shippingFeeDkk", s."freeShippingThresholdDkk", s."vatRateBasisPoints"
-    FROM "Cart" c LEFT JOIN "ShopSettings" s ON s.id = 1
-    WHERE c.id = ${cartId} FOR UPDATE OF c`, { prepareAs: 'cart_lock' });
-  const { settingsId, currency, shippingFeeDkk, freeShippingThresholdDkk, vatRateBasisPoints, ...cartColumns } = row ?? ({} as Cart & TermsRow);
-  const cart = ownCart(row && (cartColumns as Cart), keyId, cartId);
-  if (cart.status !== 'open') throw new AppError('cart_closed', `Cart "${cartId}" was already checked out (order ${cart.orderId}).`);
-  return { cart, terms: await termsOf(tx, { settingsId, currency, shippingFeeDkk, freeShippingThresholdDkk, vatRateBasisPoints }) };
+  const { cart, terms } = await lockCartRow(tx, keyId, cartId, Prisma.sql`
+    SELECT ${LOCK_COLUMNS} FROM "Cart" c LEFT JOIN "ShopSettings" s ON s.id = 1 WHERE c.id = ${cartId} FOR UPDATE OF c`, 'cart_lock');
+  return { cart, terms };
+}
+
+/** A cart line as a checkout reads it: its product's price, name, slug and stock, and whether it is still sold. */
+export type CheckoutLine = { productId: string; quantity: bigint; slug: string; name: string; priceDkk: bigint; stock: bigint; sold: boolean };
+
+/** The discount code's row as a checkout reads it. */
+export type CheckoutDiscount = Pick<DiscountCode, 'code' | 'type' | 'active' | 'validUntil' | 'usageLimit' | 'usageCount' | 'value'>;
+
+/** json carries bigints as text (exact whatever their size) and timestamps as ISO text. */
+type AsJson<T> = { [K in keyof T]: T[K] extends bigint ? string : T[K] extends bigint | null ? string | null : T[K] extends Date | null ? string | null : T[K] };
+type CheckoutExtra = { lines: AsJson<CheckoutLine>[]; discount: AsJson<CheckoutDiscount> | null };
+
+const bigintOrNull = (v: string | null) => (v === null ? null : BigInt(v));
+
+/**
+ * lockOpenCart for a checkout, in the same one statement: the cart's lines with their products (by product id) and,
+ * when a code is given, the discount code's row (null: no such code). Products and code are read, not locked: the
+ * checkout's final statement locks them and checks that what was read still holds (src/services/checkout.ts). The
+ * lines are read in the snapshot this statement started with, so a line committed while it waited for the cart lock
+ * is not among them; that check catches it too.
+ */
+export async function lockCartForCheckout(tx: Tx, keyId: string, cartId: string, code: string | null) {
+  const { cart, terms, extra } = await lockCartRow<CheckoutExtra>(tx, keyId, cartId, Prisma.sql`
+    SELECT ${LOCK_COLUMNS}, json_build_object(
+             'lines', (SELECT coalesce(json_agg(json_build_object('productId', l."productId", 'quantity', l.quantity::text, 'slug', p.slug, 'name', p.name,
+                                                                  'priceDkk', p."priceDkk"::text, 'stock', p.stock::text, 'sold', p."deletedAt" IS NULL)
+                                                ORDER BY l."productId"), '[]')
+                       FROM "CartItem" l JOIN "Product" p ON p.id = l."productId" WHERE l."cartId" = c.id),
+             'discount', ${code === null ? Prisma.sql`NULL` : Prisma.sql`(
+               SELECT json_build_object('code', code, 'type', type, 'value', value::text, 'active', active, 'validUntil', "validUntil",
+                                        'usageLimit', "usageLimit"::text, 'usageCount', "usageCount"::text)
+               FROM "DiscountCode" WHERE code = ${code})`}) AS extra
+    FROM "Cart" c LEFT JOIN "ShopSettings" s ON s.id = 1 WHERE c.id = ${cartId} FOR UPDATE OF c`,
+  // Prepared only without a code: a generic plan made while "DiscountCode" was nearly empty would be a sequential scan
+  // over every code, kept as the table grows (docs/performance.md, item 11).
+  code === null ? 'cart_lock_checkout' : undefined);
+  const lines: CheckoutLine[] = extra.lines.map((l) => ({ ...l, quantity: BigInt(l.quantity), priceDkk: BigInt(l.priceDkk), stock: BigInt(l.stock) }));
+  const d = extra.discount;
+  const discount: CheckoutDiscount | null = d && {
+    ...d, value: BigInt(d.value), validUntil: d.validUntil === null ? null : new Date(d.validUntil), usageLimit: bigintOrNull(d.usageLimit), usageCount: BigInt(d.usageCount),
+  };
+  return { cart, terms, lines, discount };
 }
 
 /** The cart's lines with their products. */

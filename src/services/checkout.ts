@@ -1,67 +1,23 @@
-import { deferWrite, queryRows, type Tx } from '../db/client.ts';
+import { deferWrite, type Tx } from '../db/client.ts';
 import { newId } from '../db/ids.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
 import { manualPaymentProvider, type PaymentProvider } from '../domain/payment.ts';
 import { priceOrder } from '../domain/pricing.ts';
 import { AppError } from '../errors.ts';
-import { Prisma, type DiscountCode } from '../generated/prisma/client.ts';
-import { cartSnapshot, lockOpenCart } from './carts.ts';
-import { discountTerms, discountUnavailable, normalizeCode } from './discounts.ts';
+import { Prisma } from '../generated/prisma/client.ts';
+import { cartSnapshot, lockCartForCheckout, type CheckoutLine } from './carts.ts';
+import { discountTerms, normalizeCode, usableNow } from './discounts.ts';
 
 /** How orders placed by agents are paid; swapping in a real processor means passing another provider here. */
 const paymentProvider: PaymentProvider = manualPaymentProvider;
 
-type Line = { productId: string; quantity: bigint };
-type TakenLine = Line & { slug: string; name: string; priceDkk: bigint };
-type Taken = { lines: Line[]; taken: TakenLine[]; discount: (Pick<DiscountCode, 'code' | 'type'> & { value: number }) | null };
-
-/**
- * Takes the cart's units from stock and counts the discount's use, in one statement. Product rows are locked in
- * product-id order first (the `locked` sub-select), so concurrent checkouts of overlapping carts queue in one order
- * and cannot deadlock; the discount row is locked only after them (its UPDATE waits for `taken` through the
- * sub-select in its WHERE), the order a cancellation uses too. Each product's UPDATE only matches while enough
- * stock is left, and concurrent checkouts re-check it on the newest row version once they hold the lock, so stock
- * never goes below zero. The code is counted only while it is active, unexpired and below its limit.
- * The lines are read here, after the cart lock was taken (a statement earlier), so none added meanwhile is missed.
- * Without a code the statement has no discount part at all, so an ordinary checkout never reads "DiscountCode".
- */
-async function takeStock(tx: Tx, cartId: string, discountCode: string | null, now: Date): Promise<Taken> {
-  const [row] = await queryRows<Taken>(tx, Prisma.sql`
-    WITH lines AS (SELECT "productId", quantity FROM "CartItem" WHERE "cartId" = ${cartId}),
-         locked AS (SELECT id FROM "Product" WHERE id IN (SELECT "productId" FROM lines) ORDER BY id FOR NO KEY UPDATE),
-         taken AS (
-           UPDATE "Product" p SET stock = p.stock - l.quantity, "updatedAt" = ${now}
-           FROM lines l
-           WHERE p.id = l."productId" AND p.id IN (SELECT id FROM locked) AND p."deletedAt" IS NULL AND p.stock >= l.quantity
-           RETURNING p.id AS "productId", l.quantity, p.slug, p.name, p."priceDkk")${discountCode === null ? Prisma.empty : Prisma.sql`,
-         discount AS (
-           UPDATE "DiscountCode" SET "usageCount" = "usageCount" + 1, "updatedAt" = ${now}
-           WHERE code = ${discountCode} AND active AND ("validUntil" IS NULL OR "validUntil" > ${now})
-             AND ("usageLimit" IS NULL OR "usageCount" < "usageLimit")
-             AND (SELECT count(*) FROM taken) = (SELECT count(*) FROM lines)
-           RETURNING code, type, value)`}
-    SELECT (SELECT coalesce(json_agg(json_build_object('productId', "productId", 'quantity', quantity::text) ORDER BY "productId"), '[]') FROM lines) AS lines,
-           (SELECT coalesce(json_agg(json_build_object('productId', "productId", 'quantity', quantity::text, 'slug', slug, 'name', name,
-                                                       'priceDkk', "priceDkk"::text) ORDER BY "productId"), '[]') FROM taken) AS taken,
-           ${discountCode === null ? Prisma.sql`NULL::json` : Prisma.sql`(SELECT json_build_object('code', code, 'type', type, 'value', value) FROM discount)`} AS discount`,
-  // Prepared only without a code. With one it is planned per call: a generic plan made while "DiscountCode" was
-  // nearly empty would be a sequential scan over every code, kept as the table grows (docs/performance.md, item 11).
-  { prepareAs: discountCode === null ? 'checkout_take_stock' : undefined });
-  // json carries the bigints as strings: exact whatever their size.
-  const bigints = <T extends { quantity: string | bigint; priceDkk?: string | bigint }>(l: T) =>
-    ({ ...l, quantity: BigInt(l.quantity), ...(l.priceDkk === undefined ? {} : { priceDkk: BigInt(l.priceDkk) }) });
-  return { lines: row.lines.map(bigints), taken: row.taken.map(bigints) as TakenLine[], discount: row.discount };
-}
-
-/** Why the first line (in product-id order) that could not be taken was short. */
-async function outOfStock(tx: Tx, missing: Line): Promise<AppError> {
-  const [p] = await queryRows<{ slug: string; stock: bigint; deletedAt: Date | null }>(tx, Prisma.sql`
-    SELECT slug, stock, "deletedAt" FROM "Product" WHERE id = ${missing.productId}`);
+/** Why the first line (in product-id order) that cannot be taken is short, as the checkout read it. */
+function outOfStock(line: CheckoutLine): AppError {
   return new AppError(
     'out_of_stock',
-    p.deletedAt !== null
-      ? `"${p.slug}" is no longer sold; remove it with cart.update_item (quantity 0).`
-      : `"${p.slug}": ${missing.quantity} requested, ${p.stock} in stock.`,
+    line.sold
+      ? `"${line.slug}": ${line.quantity} requested, ${line.stock} in stock.`
+      : `"${line.slug}" is no longer sold; remove it with cart.update_item (quantity 0).`,
   );
 }
 
@@ -75,22 +31,32 @@ export type Buyer = { keyId: string; agentName: string | null };
 /**
  * Turns an open cart into an order in one transaction: stock taken, the discount's use counted, the order priced
  * like the cart preview, payment started and the cart closed. Any failure rolls all of it back.
- * Two statements of its own: lock the cart (with the shop's terms), take stock and the discount; writing the order with
- * its lines and closing the cart is deferred to the write's final statement. The order's row is built here, so
- * nothing is read back.
+ *
+ * One statement of its own: the cart locked, with the shop's terms, its lines and products and the discount code
+ * read (lockCartForCheckout). Everything else is decided from that read and written in the write's final statement
+ * (deferWrite), so the product rows are locked only for that statement and its COMMIT, not across round trips
+ * through this process: under one hot product that lock is what every checkout queues on. In that statement the
+ * products are locked in product-id order (the `locked` sub-select), so concurrent checkouts of overlapping carts
+ * queue in one order and cannot deadlock; the discount row only after them (its UPDATE waits for `taken`), the
+ * order a cancellation uses too. Each product's UPDATE matches only while enough stock is left and its price, name
+ * and slug are the ones read, re-checked on the newest row version once the lock is held, so stock never goes below
+ * zero and the order is priced as its rows are. The code is counted only while it is active, unexpired, below its
+ * limit and still has the terms read. When anything read has changed meanwhile (a line added while this waited
+ * for the cart lock, a price, the last units sold), agent_api_expect fails the statement as a serialization
+ * failure and the call runs again (src/registry/invoke-tool.ts), now answering from the rows as they are.
+ * Without a code the statements have no discount part at all, so an ordinary checkout never reads "DiscountCode".
  */
 export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: Contact, discountCode: string | undefined) {
-  const { cart, terms } = await lockOpenCart(tx, buyer.keyId, cartId);
-  const now = new Date();
   const code = discountCode === undefined ? null : normalizeCode(discountCode);
-  const { lines, taken, discount } = await takeStock(tx, cartId, code, now);
+  const { cart, terms, lines, discount: discountRow } = await lockCartForCheckout(tx, buyer.keyId, cartId, code);
+  const now = new Date();
   if (lines.length === 0) throw new AppError('empty_cart', `Cart "${cartId}" is empty.`);
-  const short = lines.find((l) => !taken.some((t) => t.productId === l.productId));
-  if (short) throw await outOfStock(tx, short);
-  if (code !== null && !discount) throw await discountUnavailable(tx, code);
+  const short = lines.find((l) => !l.sold || l.stock < l.quantity);
+  if (short) throw outOfStock(short);
+  const discount = code === null ? null : usableNow(discountRow, code, now);
 
   const money = priceOrder(
-    taken.map((t) => ({ unitPriceDkk: Number(t.priceDkk), quantity: Number(t.quantity) })),
+    lines.map((l) => ({ unitPriceDkk: Number(l.priceDkk), quantity: Number(l.quantity) })),
     discount && discountTerms(discount),
     terms.pricing,
   );
@@ -142,13 +108,29 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
     channel: 'agent',
     acpSessionId: null,
   };
-  const items = taken.map((t) => ({
-    id: newId(), orderId, productId: t.productId, productName: t.name, unitPriceDkk: t.priceDkk, quantity: t.quantity,
+  const items = lines.map((l) => ({
+    id: newId(), orderId, productId: l.productId, productName: l.name, unitPriceDkk: l.priceDkk, quantity: l.quantity,
     variantId: null, variantSku: null, variantAttributes: null,
   }));
-  // The order, its lines and the closed cart join the write's final statement (no round trip of their own while the
-  // product rows are locked): nothing is read back, and nothing runs after this in the handler.
-  await deferWrite(tx, { name: 'place_order', ctes: Prisma.sql`
+  await deferWrite(tx, { name: 'place_order', prepared: code === null, ctes: Prisma.sql`
+         expected AS (
+           SELECT * FROM unnest(${items.map((i) => i.id)}::text[], ${lines.map((l) => l.productId)}::text[], ${lines.map((l) => l.quantity.toString())}::bigint[],
+                                ${lines.map((l) => l.priceDkk.toString())}::bigint[], ${lines.map((l) => l.name)}::text[], ${lines.map((l) => l.slug)}::text[])
+             AS e("itemId", "productId", quantity, "priceDkk", name, slug)),
+         lines AS (SELECT "productId", quantity FROM "CartItem" WHERE "cartId" = ${cartId}),
+         locked AS (SELECT id FROM "Product" WHERE id IN (SELECT "productId" FROM lines) ORDER BY id FOR NO KEY UPDATE),
+         taken AS (
+           UPDATE "Product" p SET stock = p.stock - e.quantity, "updatedAt" = ${now}
+           FROM expected e JOIN lines l ON l."productId" = e."productId" AND l.quantity = e.quantity
+           WHERE p.id = e."productId" AND p.id IN (SELECT id FROM locked) AND p."deletedAt" IS NULL AND p.stock >= e.quantity
+             AND p."priceDkk" = e."priceDkk" AND p.name = e.name AND p.slug = e.slug
+           RETURNING p.id),${discount === null ? Prisma.empty : Prisma.sql`
+         discount AS (
+           UPDATE "DiscountCode" SET "usageCount" = "usageCount" + 1, "updatedAt" = ${now}
+           WHERE code = ${discount.code} AND type = ${discount.type}::"DiscountType" AND value = ${discount.value.toString()}::bigint AND active
+             AND ("validUntil" IS NULL OR "validUntil" > ${now}) AND ("usageLimit" IS NULL OR "usageCount" < "usageLimit")
+             AND (SELECT count(*) FROM taken) = ${lines.length}
+           RETURNING code),`}
          placed_order AS (
            INSERT INTO "Order" (id, email, status, "shippingName", "shippingAddress", "shippingZip", "shippingCity", "billingName",
                                 "billingAddress", "billingZip", "billingCity", "billingCountry", "phoneNumber", "subtotalDkk", "shippingDkk",
@@ -161,20 +143,19 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
                    ${order.stripePaymentIntentId}, ${order.paymentMethod}, ${order.currency}, 1, 'agent')),
          placed_lines AS (
            INSERT INTO "OrderItem" (id, "orderId", "productId", "productName", "unitPriceDkk", quantity)
-           SELECT id, ${orderId}, "productId", "productName", "unitPriceDkk", quantity
-           FROM unnest(${items.map((i) => i.id)}::text[], ${items.map((i) => i.productId)}::text[], ${items.map((i) => i.productName)}::text[],
-                       ${items.map((i) => i.unitPriceDkk.toString())}::bigint[], ${items.map((i) => i.quantity.toString())}::bigint[])
-                AS i(id, "productId", "productName", "unitPriceDkk", quantity)),
+           SELECT "itemId", ${orderId}, "productId", name, "priceDkk", quantity FROM expected),
          closed_cart AS (
            UPDATE "Cart" SET status = 'checked_out', "orderId" = ${orderId}, email = ${contact.email}, "discountCode" = ${order.discountCode},
                              "updatedAt" = ${now}
-           WHERE id = ${cartId})` });
+           WHERE id = ${cartId}
+             AND agent_api_expect((SELECT count(*) FROM lines) = ${lines.length} AND (SELECT count(*) FROM taken) = ${lines.length}${
+               discount === null ? Prisma.empty : Prisma.sql` AND EXISTS (SELECT FROM discount)`}, 'the cart, its products or the discount code'))` });
 
   const cartAfter = { ...cart, status: 'checked_out' as const, orderId, email: contact.email, discountCode: order.discountCode, updatedAt: now };
   return {
     order,
     money,
-    taken: taken.map((t) => ({ productId: t.productId, productSlug: t.slug, productName: t.name, quantity: Number(t.quantity), unitPriceDkk: Number(t.priceDkk) })),
+    taken: lines.map((l) => ({ productId: l.productId, productSlug: l.slug, productName: l.name, quantity: Number(l.quantity), unitPriceDkk: Number(l.priceDkk) })),
     discountCode: order.discountCode,
     payment: { provider: paymentProvider.name, instructions: payment.instructions },
     // What orders.get returns for it; items in id order (their ids were drawn in this order).

@@ -10,8 +10,10 @@ import type { ReversibleEntity } from './reversible.ts';
 /** Codes are case-insensitive: stored, compared and returned in upper case. */
 export const normalizeCode = (code: string) => code.toUpperCase();
 
+type Usability = Pick<DiscountCode, 'active' | 'validUntil' | 'usageLimit' | 'usageCount'>;
+
 /** Why a code cannot be used right now, or null when it can. */
-function discountUnavailableReason(row: DiscountCode | null, now: Date): string | null {
+function discountUnavailableReason(row: Usability | null, now: Date): string | null {
   if (!row) return 'does not exist';
   if (!row.active) return 'is inactive';
   if (row.validUntil !== null && row.validUntil <= now) return `has expired (valid until ${row.validUntil.toISOString()})`;
@@ -23,18 +25,17 @@ export function discountTerms(row: Pick<DiscountCode, 'type'> & { value: bigint 
   return { type: row.type, value: Number(row.value) };
 }
 
-/** The code's row if it can be used now; 422 discount_unavailable otherwise. Reads only (cart previews). */
-export async function usableDiscount(db: DbClient, code: string): Promise<DiscountCode> {
-  const row = await db.discountCode.findUnique({ where: { code: normalizeCode(code) } });
-  const reason = discountUnavailableReason(row, new Date());
-  if (reason !== null || !row) throw new AppError('discount_unavailable', `Discount code "${normalizeCode(code)}" ${reason}.`);
+/** The (normalized) code's row when it can be used now; 422 discount_unavailable otherwise. */
+export function usableNow<T extends Usability>(row: T | null, normalized: string, now: Date): T {
+  const reason = discountUnavailableReason(row, now);
+  if (reason !== null || !row) throw new AppError('discount_unavailable', `Discount code "${normalized}" ${reason}.`);
   return row;
 }
 
-/** Why a (normalized) code could not be redeemed just now. */
-export async function discountUnavailable(tx: Tx, normalized: string): Promise<AppError> {
-  const current = await tx.discountCode.findUnique({ where: { code: normalized } });
-  return new AppError('discount_unavailable', `Discount code "${normalized}" ${discountUnavailableReason(current, new Date()) ?? 'is used up'}.`);
+/** The code's row if it can be used now; 422 discount_unavailable otherwise. Reads only (cart previews). */
+export async function usableDiscount(db: DbClient, code: string): Promise<DiscountCode> {
+  const normalized = normalizeCode(code);
+  return usableNow(await db.discountCode.findUnique({ where: { code: normalized } }), normalized, new Date());
 }
 
 /** Gives one use back (a cancelled order); never below zero. */
