@@ -72,30 +72,22 @@ export async function earlierOutcome(db: Db, claim: IdempotencyClaim): Promise<S
 }
 
 /**
- * Claims the key inside the write's transaction, in one statement: a transaction-scoped advisory lock makes a
- * concurrent retry fail fast with 409 instead of running the write twice, and a finished earlier call is replayed
- * (or refused with 422 when its arguments differed). The record is read in the snapshot the statement started
- * with, so a call that committed between that snapshot and the lock is not seen here; recordWrite() then finds its
- * key taken and the call is retried (IdempotencyRace), which replays it.
- * The statement is the transaction's first, sent with its BEGIN (inTransaction's `opening`); claimedOutcome() reads
- * its row.
+ * Claims the key inside the write's transaction: a transaction-scoped advisory lock makes a concurrent retry fail
+ * fast with 409 instead of running the write twice. The record itself was read by earlierOutcome() just before; a
+ * call with this key that committed since is caught when this one stores its outcome (recordWrite finds the key
+ * taken, IdempotencyRace), and the call is run again, which replays it.
+ * The statement is the transaction's first, sent with its BEGIN (inTransaction's `opening`): it reads no table, so
+ * parsing and planning it on every call costs next to nothing.
  */
 export function claimStatement(claim: IdempotencyClaim): Prisma.Sql {
-  return Prisma.sql`
-    SELECT pg_try_advisory_xact_lock(hashtextextended(${`${claim.apiKeyId}:${claim.key}`}, 0)) AS locked,
-           r.id, r."requestHash", r."statusCode", r.response, r."createdAt"
-    FROM (VALUES (1)) AS one LEFT JOIN "IdempotencyRecord" r ON r."apiKeyId" = ${claim.apiKeyId} AND r.key = ${claim.key}`;
+  return Prisma.sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${`${claim.apiKeyId}:${claim.key}`}, 0)) AS locked`;
 }
 
-export type ClaimRow = RecordRow & { locked: boolean; id: string | null };
+export type ClaimRow = { locked: boolean };
 
-/** The earlier outcome the claim found (null: the key is this call's now); 409 while another call holds the key. */
-export async function claimedOutcome(tx: Tx, row: ClaimRow, claim: IdempotencyClaim): Promise<StoredOutcome | null> {
+/** 409 while another call holds the key. */
+export function assertClaimed(row: ClaimRow): void {
   if (!row.locked) throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still running.');
-  if (row.id === null) return null;
-  const outcome = outcomeOf(row, claim);
-  if (!outcome) await queryRows(tx, Prisma.sql`DELETE FROM "IdempotencyRecord" WHERE id = ${row.id}`);
-  return outcome;
 }
 
 /** Thrown when the key was taken by a call that committed after this one claimed it: the call is run again. */
@@ -140,7 +132,12 @@ export async function recordWrite(
       INSERT INTO "IdempotencyRecord" (id, "apiKeyId", key, tool, "requestHash", "statusCode", response, "createdAt", "completedAt")
       VALUES (${newId()}, ${idem.apiKeyId}, ${idem.key}, ${idem.tool}, ${idem.requestHash}, ${write.outcome.status},
               ${JSON.stringify(write.outcome.body)}::jsonb, ${at}, ${at})
-      ON CONFLICT ("apiKeyId", key) DO NOTHING RETURNING id`
+      ON CONFLICT ("apiKeyId", key) DO UPDATE
+        SET id = EXCLUDED.id, tool = EXCLUDED.tool, "requestHash" = EXCLUDED."requestHash", "statusCode" = EXCLUDED."statusCode",
+            response = EXCLUDED.response, "createdAt" = EXCLUDED."createdAt", "completedAt" = EXCLUDED."completedAt"
+        -- An expired record is replaced (earlierOutcome ignored it); a live one means another call won the race.
+        WHERE "IdempotencyRecord"."createdAt" < ${new Date(at.getTime() - IDEMPOTENCY_TTL_MS)}
+      RETURNING "IdempotencyRecord".id`
     : Prisma.sql`SELECT 1`;
   const sql = parts.length > 0 ? Prisma.sql`WITH ${Prisma.join(parts.map(([, cte]) => cte), ', ')} ${last}` : last;
   // One fixed text per combination of parts, so each is prepared once per connection (its plan is value-independent).

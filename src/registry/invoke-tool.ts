@@ -6,7 +6,7 @@ import { inTransaction, type Db, type Tx } from '../db/client.ts';
 import { AppError, classifyUnknown, isRetryableConflict } from '../errors.ts';
 import { eventsOf } from '../events/outbox.ts';
 import {
-  claimedOutcome, claimStatement, earlierOutcome, IdempotencyRace, recordOutcome, recordWrite, replay, requestHash, type ClaimRow, type IdempotencyClaim, type StoredOutcome,
+  assertClaimed, claimStatement, earlierOutcome, IdempotencyRace, recordOutcome, recordWrite, replay, requestHash, type ClaimRow, type IdempotencyClaim, type StoredOutcome,
 } from './idempotency.ts';
 import type { Change, Principal, ReadContext, Tool, ToolRateLimit, WriteContext } from './define-tool.ts';
 import { problemCodesOf } from './tool-problems.ts';
@@ -34,11 +34,6 @@ export type InvokeResult =
 /** Thrown to roll a dry run's transaction back once the handler has produced its result. */
 class DryRunRollback {
   constructor(readonly result: unknown) {}
-}
-
-/** Thrown to leave the transaction when an earlier call with the same Idempotency-Key is replayed. */
-class Replay {
-  constructor(readonly outcome: StoredOutcome) {}
 }
 
 /**
@@ -135,10 +130,7 @@ async function writeOnce(deps: InvokeDeps, req: InvokeRequest, { args, dryRun, i
   let executing = false;
   try {
     const result = await inTransaction<unknown, ClaimRow>(deps.db, async (tx, [claimed]) => {
-      if (idem) {
-        const earlier = await claimedOutcome(tx, claimed, idem);
-        if (earlier) throw new Replay(earlier);
-      }
+      if (idem) assertClaimed(claimed);
       executing = true;
       const shaped = shapeOutput(tool, await tool.handler(args, writeContext(tx)));
       if (dryRun === true) throw new DryRunRollback(shaped);
@@ -160,7 +152,6 @@ async function writeOnce(deps: InvokeDeps, req: InvokeRequest, { args, dryRun, i
     return { ok: true, result };
   } catch (err) {
     if (err instanceof DryRunRollback) return { ok: true, result: err.result, dryRun: true, changes };
-    if (err instanceof Replay) return replay(err.outcome);
     // Another call with this key committed between this one's claim and its end: run again, it then replays. Or
     // rows the write read changed before it locked them (agent_api_expect): run again on the rows as they are now.
     if (err instanceof IdempotencyRace || isRetryableConflict(err)) return RUN_AGAIN;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseIdempotencyKey, requestHash } from '../../src/registry/idempotency.ts';
+import { IDEMPOTENCY_TTL_MS, parseIdempotencyKey, requestHash } from '../../src/registry/idempotency.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { productInput } from '../helpers/factories.ts';
 
@@ -58,6 +58,25 @@ describe('POST /api/v1/tools/products.create with Idempotency-Key', () => {
     for (const r of results.filter((x) => x.statusCode === 409)) expect(r.json().code).toBe('idempotency_in_progress');
     expect(await t.db.product.count({ where: { slug: 'idem-c' } })).toBe(1);
     expect(await t.db.idempotencyRecord.count({ where: { key: 'k-c' } })).toBe(1);
+  });
+
+  it('runs the call again once its key has expired (24 h), storing the new outcome in place of the old', async () => {
+    const first = await t.call('products.create', product('idem-old'), key, withKey('k-old'));
+    expect(first.statusCode).toBe(200);
+    const expired = new Date(Date.now() - IDEMPOTENCY_TTL_MS - 60_000);
+    await t.db.idempotencyRecord.updateMany({ where: { key: 'k-old' }, data: { createdAt: expired } });
+    // Same key, another body: past the TTL this is a new call, not a reuse.
+    const again = await t.call('products.create', product('idem-new'), key, withKey('k-old'));
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(await t.db.product.count({ where: { slug: 'idem-new' } })).toBe(1);
+    const record = await t.db.idempotencyRecord.findFirstOrThrow({ where: { key: 'k-old' } });
+    expect(record.createdAt.getTime()).toBeGreaterThan(expired.getTime());
+    expect(record.response).toEqual(again.json().ok ? { ok: true, result: again.json().result } : undefined);
+    // And that outcome is what the key replays now.
+    const replayed = await t.call('products.create', product('idem-new'), key, withKey('k-old'));
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.json()).toEqual(again.json());
   });
 
   it('replays a domain error that happened after execution began', async () => {
