@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { queryRows, takeDeferredWrites, type Db, type Tx } from '../db/client.ts';
 import { newId } from '../db/ids.ts';
-import { plainJson } from '../domain/json-snapshot.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { AppError, type ProblemCode } from '../errors.ts';
 import { toJsonValue } from '../db/json-value.ts';
@@ -97,7 +96,11 @@ export type AuditRow = {
   entityType: string; entityId: string; before: unknown; after: unknown; meta?: unknown; revertOf?: string;
 };
 
-const jsonOrNull = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(plainJson(v)));
+/**
+ * JSON text as plainJson() would give it (bigints as numbers, dates as ISO strings through their toJSON), without
+ * copying the snapshot first: audit snapshots are mostly plain already, and the copy showed in write profiles.
+ */
+const jsonOrNull = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v, (_key, x: unknown) => (typeof x === 'bigint' ? Number(x) : x)));
 
 /**
  * Everything a write leaves besides its own rows, in ONE statement at the end of its transaction: the audit entries,
