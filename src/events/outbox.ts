@@ -1,13 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { queryRows, type Tx } from '../db/client.ts';
+import { newId } from '../db/ids.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { deriveEvents, EVENT_SCHEMAS, type AuditedChange, type DerivedEvent } from './catalogue.ts';
 
 /**
- * Event ids are also the webhook-id header: unique, opaque, the same on every retry. The 128 bits of a random UUID,
- * which Node draws from its cached entropy: randomBytes() per id showed in checkout profiles.
+ * Event ids are also the webhook-id header: unique, opaque, the same on every retry. Time-ordered (src/db/ids.ts),
+ * so each new event lands at the right edge of the events' primary key: random ids made every insert dirty a
+ * random index page, and the full-page images written for those after each checkpoint grew with the table
+ * (docs/performance.md, "Writes", item 18).
  */
-export const newEventId = () => `evt_${Buffer.from(randomUUID().replaceAll('-', ''), 'hex').toString('base64url')}`;
+export const newEventId = () => `evt_${newId()}`;
 
 export type OutboxOptions = {
   /** Check every event against its published schema and throw on a mismatch (the test suite's strict contracts). */
