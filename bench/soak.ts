@@ -7,11 +7,15 @@ import { trackRun } from './cleanup.ts';
 import { round } from './format.ts';
 import { autocannonRequest } from './measure.ts';
 import type { Child } from './processes.ts';
-import { memoryOf } from './resources.ts';
+import { backendCpu, backendCpuDelta, cpuSecondsOf, machineCpu, memoryOf } from './resources.ts';
 import { settings } from './settings.ts';
 import { checkoutStream, makeCarts } from './write-cases.ts';
 
-export type SoakWindow = { endS: number; rps: number; p99Ms: number; non2xx: number; rssMb: number | null };
+/**
+ * `backgroundCores`: CPU of every other process on the machine during the window (the machine is shared), in cores;
+ * PostgreSQL's own background processes (checkpointer, WAL writer) count here too. Null where /proc is missing.
+ */
+export type SoakWindow = { endS: number; rps: number; p99Ms: number; non2xx: number; rssMb: number | null; backgroundCores: number | null };
 export type SoakResult = {
   ratePerS: number; seconds: number; windows: SoakWindow[];
   rssGrowth: number | null; p99Growth: number | null; failed: number;
@@ -28,14 +32,27 @@ export async function soak(url: string, keyId: string, key: string, service: Chi
     key,
   );
   const windows: SoakWindow[] = [];
+  const databaseName = new URL(url).pathname.slice(1);
   for (let i = 0; i < count; i++) {
+    const pg0 = await backendCpu(databaseName);
+    const service0 = cpuSecondsOf(service.pid);
+    const bench0 = process.cpuUsage();
+    const machine0 = machineCpu();
+    const t0 = Date.now();
     const run = autocannon({ url: `http://127.0.0.1:${service.port}`, connections: settings.connections, overallRate: ratePerS, duration: windowS, requests: [request], timeout: 10 });
     trackRun(run);
     const r = await run;
     trackRun(undefined);
-    const w = { endS: (i + 1) * windowS, rps: round(r.requests.total / r.duration, 0), p99Ms: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts, rssMb: memoryOf(service.pid)?.rssMb ?? null };
+    const machine1 = machineCpu();
+    const { user, system } = process.cpuUsage(bench0);
+    const ours = (user + system) / 1e6 + cpuSecondsOf(service.pid) - service0 + backendCpuDelta(pg0, await backendCpu(databaseName));
+    const backgroundCores = machine0 && machine1 ? round(Math.max(0, machine1.busy - machine0.busy - ours) / ((Date.now() - t0) / 1000), 2) : null;
+    const w = {
+      endS: (i + 1) * windowS, rps: round(r.requests.total / r.duration, 0), p99Ms: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts,
+      rssMb: memoryOf(service.pid)?.rssMb ?? null, backgroundCores,
+    };
     windows.push(w);
-    console.log(`  soak ${String(w.endS).padStart(4)} s: ${w.rps} req/s  p99 ${w.p99Ms} ms  RSS ${w.rssMb} MB${w.non2xx ? `  !! ${w.non2xx} failed` : ''}`);
+    console.log(`  soak ${String(w.endS).padStart(4)} s: ${w.rps} req/s  p99 ${w.p99Ms} ms  RSS ${w.rssMb} MB  other processes ${w.backgroundCores ?? '?'} cores${w.non2xx ? `  !! ${w.non2xx} failed` : ''}`);
   }
   const first = windows[0];
   const last = windows[windows.length - 1];
