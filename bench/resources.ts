@@ -50,13 +50,16 @@ export function backendCpuDelta(before: Map<number, number>, after: Map<number, 
   return total;
 }
 
-/** Busy and total CPU seconds of the whole machine (first line of /proc/stat). */
-export function machineCpu(): { busy: number; total: number } | null {
+/**
+ * Busy and total CPU seconds of the whole machine (first line of /proc/stat), and the seconds CPUs sat idle with
+ * I/O outstanding (iowait: here mostly PostgreSQL's WAL flushes and checkpoint writes).
+ */
+export function machineCpu(): { busy: number; total: number; iowait: number } | null {
   try {
     const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
     const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
     const idle = fields[3] + fields[4];
-    return { busy: (total - idle) / CLOCK_TICKS, total: total / CLOCK_TICKS };
+    return { busy: (total - idle) / CLOCK_TICKS, total: total / CLOCK_TICKS, iowait: fields[4] / CLOCK_TICKS };
   } catch {
     return null;
   }

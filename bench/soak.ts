@@ -13,9 +13,12 @@ import { checkoutStream, makeCarts } from './write-cases.ts';
 
 /**
  * `backgroundCores`: CPU of every other process on the machine during the window (the machine is shared), in cores;
- * PostgreSQL's own background processes (checkpointer, WAL writer) count here too. Null where /proc is missing.
+ * PostgreSQL's own background processes (checkpointer, WAL writer) count here too. `iowaitCores`: CPUs idle with I/O
+ * outstanding, in cores (a disk that stalls WAL flushes shows here, not as CPU). Null where /proc is missing.
  */
-export type SoakWindow = { endS: number; rps: number; p99Ms: number; non2xx: number; rssMb: number | null; backgroundCores: number | null };
+export type SoakWindow = {
+  endS: number; rps: number; p99Ms: number; non2xx: number; rssMb: number | null; backgroundCores: number | null; iowaitCores: number | null;
+};
 export type SoakResult = {
   ratePerS: number; seconds: number; windows: SoakWindow[];
   rssGrowth: number | null; p99Growth: number | null; failed: number;
@@ -46,13 +49,18 @@ export async function soak(url: string, keyId: string, key: string, service: Chi
     const machine1 = machineCpu();
     const { user, system } = process.cpuUsage(bench0);
     const ours = (user + system) / 1e6 + cpuSecondsOf(service.pid) - service0 + backendCpuDelta(pg0, await backendCpu(databaseName));
-    const backgroundCores = machine0 && machine1 ? round(Math.max(0, machine1.busy - machine0.busy - ours) / ((Date.now() - t0) / 1000), 2) : null;
+    const seconds = (Date.now() - t0) / 1000;
+    const backgroundCores = machine0 && machine1 ? round(Math.max(0, machine1.busy - machine0.busy - ours) / seconds, 2) : null;
+    const iowaitCores = machine0 && machine1 ? round((machine1.iowait - machine0.iowait) / seconds, 2) : null;
     const w = {
       endS: (i + 1) * windowS, rps: round(r.requests.total / r.duration, 0), p99Ms: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts,
-      rssMb: memoryOf(service.pid)?.rssMb ?? null, backgroundCores,
+      rssMb: memoryOf(service.pid)?.rssMb ?? null, backgroundCores, iowaitCores,
     };
     windows.push(w);
-    console.log(`  soak ${String(w.endS).padStart(4)} s: ${w.rps} req/s  p99 ${w.p99Ms} ms  RSS ${w.rssMb} MB  other processes ${w.backgroundCores ?? '?'} cores${w.non2xx ? `  !! ${w.non2xx} failed` : ''}`);
+    console.log(
+      `  soak ${String(w.endS).padStart(4)} s: ${w.rps} req/s  p99 ${w.p99Ms} ms  RSS ${w.rssMb} MB  other processes ${w.backgroundCores ?? '?'} cores` +
+        `  iowait ${w.iowaitCores ?? '?'} cores${w.non2xx ? `  !! ${w.non2xx} failed` : ''}`,
+    );
   }
   const first = windows[0];
   const last = windows[windows.length - 1];
