@@ -62,17 +62,17 @@ export async function lockOpenCart(tx: Tx, keyId: string, cartId: string): Promi
   return { cart, terms };
 }
 
-/** A cart line as a checkout reads it: its product's price, name, slug and stock, and whether it is still sold. */
-export type CheckoutLine = { productId: string; quantity: bigint; slug: string; name: string; priceDkk: bigint; stock: bigint; sold: boolean };
-
 /** The discount code's row as a checkout reads it. */
 export type CheckoutDiscount = Pick<DiscountCode, 'code' | 'type' | 'active' | 'validUntil' | 'usageLimit' | 'usageCount' | 'value'>;
 
-/** json carries bigints as text (exact whatever their size) and timestamps as ISO text. */
-type AsJson<T> = { [K in keyof T]: T[K] extends bigint ? string : T[K] extends bigint | null ? string | null : T[K] extends Date | null ? string | null : T[K] };
-type CheckoutExtra = { lines: AsJson<CheckoutLine>[]; discount: AsJson<CheckoutDiscount> | null };
+/**
+ * A row as json carries it: bigints as numbers (exact: the API bounds every integer to ±2^53-1) or as text, timestamps as
+ * ISO text.
+ */
+type AsJson<T> = { [K in keyof T]: T[K] extends bigint ? number | string : T[K] extends bigint | null ? number | string | null : T[K] extends Date | null ? string | null : T[K] };
+type CheckoutExtra = { lines: AsJson<CartLine>[]; discount: AsJson<CheckoutDiscount> | null };
 
-const bigintOrNull = (v: string | null) => (v === null ? null : BigInt(v));
+const bigintOrNull = (v: number | string | null) => (v === null ? null : BigInt(v));
 
 /**
  * lockOpenCart for a checkout, in the same one statement: the cart's lines with their products (by product id) and,
@@ -84,10 +84,8 @@ const bigintOrNull = (v: string | null) => (v === null ? null : BigInt(v));
 export async function lockCartForCheckout(tx: Tx, keyId: string, cartId: string, code: string | null) {
   const { cart, terms, extra } = await lockCartRow<CheckoutExtra>(tx, keyId, cartId, Prisma.sql`
     SELECT ${LOCK_COLUMNS}, json_build_object(
-             'lines', (SELECT coalesce(json_agg(json_build_object('productId', l."productId", 'quantity', l.quantity::text, 'slug', p.slug, 'name', p.name,
-                                                                  'priceDkk', p."priceDkk"::text, 'stock', p.stock::text, 'sold', p."deletedAt" IS NULL)
-                                                ORDER BY l."productId"), '[]')
-                       FROM "CartItem" l JOIN "Product" p ON p.id = l."productId" WHERE l."cartId" = c.id),
+             'lines', (SELECT coalesce(json_agg(line ORDER BY line."productId"), '[]')
+                       FROM (SELECT ${LINE_COLUMNS} FROM "CartItem" l JOIN "Product" p ON p.id = l."productId" WHERE l."cartId" = c.id) line),
              'discount', ${code === null ? Prisma.sql`NULL` : Prisma.sql`(
                SELECT json_build_object('code', code, 'type', type, 'value', value::text, 'active', active, 'validUntil', "validUntil",
                                         'usageLimit', "usageLimit"::text, 'usageCount', "usageCount"::text)
@@ -96,7 +94,9 @@ export async function lockCartForCheckout(tx: Tx, keyId: string, cartId: string,
   // Prepared only without a code: a generic plan made while "DiscountCode" was nearly empty would be a sequential scan
   // over every code, kept as the table grows (docs/performance.md, item 11).
   code === null ? 'cart_lock_checkout' : undefined);
-  const lines: CheckoutLine[] = extra.lines.map((l) => ({ ...l, quantity: BigInt(l.quantity), priceDkk: BigInt(l.priceDkk), stock: BigInt(l.stock) }));
+  const lines: CartLine[] = extra.lines.map((l) => ({
+    ...l, quantity: BigInt(l.quantity), priceDkk: BigInt(l.priceDkk), stock: BigInt(l.stock), deletedAt: l.deletedAt === null ? null : new Date(l.deletedAt),
+  }));
   const d = extra.discount;
   const discount: CheckoutDiscount | null = d && {
     ...d, value: BigInt(d.value), validUntil: d.validUntil === null ? null : new Date(d.validUntil), usageLimit: bigintOrNull(d.usageLimit), usageCount: BigInt(d.usageCount),
@@ -110,6 +110,12 @@ export function cartLines(db: DbClient, cartId: string): Promise<CartLine[]> {
     SELECT ${LINE_COLUMNS} FROM "CartItem" l JOIN "Product" p ON p.id = l."productId" WHERE l."cartId" = ${cartId}`,
   { prepareAs: 'cart_lines' });
 }
+
+/**
+ * Whether a line could be checked out now: its product is still sold and has the units in stock. The priced cart
+ * shows it as `available`; a checkout refuses the first line without it (422 out_of_stock).
+ */
+export const lineAvailable = (l: Pick<CartLine, 'deletedAt' | 'stock' | 'quantity'>) => l.deletedAt === null && l.stock >= l.quantity;
 
 /** What a cart's audit entries record: the cart row and its lines (product and quantity, by product id). */
 export function cartSnapshot(cart: Cart, lines: readonly Pick<CartLine, 'productId' | 'quantity'>[]) {
@@ -134,7 +140,7 @@ export function pricedCart(cart: Cart, lines: readonly CartLine[], terms: ShopTe
       quantity: priced[i].quantity,
       // Exact in floating point: priceOrder has already checked that the subtotal, and so every line, is below 2^53.
       lineTotalDkk: priced[i].unitPriceDkk * priced[i].quantity,
-      available: l.deletedAt === null && l.stock >= l.quantity,
+      available: lineAvailable(l),
     })),
     discountCode: discount?.code ?? null,
     ...money,

@@ -5,17 +5,17 @@ import { manualPaymentProvider, type PaymentProvider } from '../domain/payment.t
 import { priceOrder } from '../domain/pricing.ts';
 import { AppError } from '../errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
-import { cartSnapshot, lockCartForCheckout, type CheckoutLine } from './carts.ts';
+import { cartSnapshot, lineAvailable, lockCartForCheckout, type CartLine } from './carts.ts';
 import { discountTerms, normalizeCode, usableNow } from './discounts.ts';
 
 /** How orders placed by agents are paid; swapping in a real processor means passing another provider here. */
 const paymentProvider: PaymentProvider = manualPaymentProvider;
 
 /** Why the first line (in product-id order) that cannot be taken is short, as the checkout read it. */
-function outOfStock(line: CheckoutLine): AppError {
+function outOfStock(line: CartLine): AppError {
   return new AppError(
     'out_of_stock',
-    line.sold
+    line.deletedAt === null
       ? `"${line.slug}": ${line.quantity} requested, ${line.stock} in stock.`
       : `"${line.slug}" is no longer sold; remove it with cart.update_item (quantity 0).`,
   );
@@ -51,7 +51,7 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
   const { cart, terms, lines, discount: discountRow } = await lockCartForCheckout(tx, buyer.keyId, cartId, code);
   const now = new Date();
   if (lines.length === 0) throw new AppError('empty_cart', `Cart "${cartId}" is empty.`);
-  const short = lines.find((l) => !l.sold || l.stock < l.quantity);
+  const short = lines.find((l) => !lineAvailable(l));
   if (short) throw outOfStock(short);
   const discount = code === null ? null : usableNow(discountRow, code, now);
 

@@ -73,3 +73,19 @@ async function admin(fn: (c: pg.Client) => Promise<void>) {
 export async function resetTables(db: Db, ...models: Prisma.ModelName[]): Promise<void> {
   await db.$executeRawUnsafe(`TRUNCATE ${models.map((m) => pg.escapeIdentifier(m)).join(', ')} CASCADE`);
 }
+
+/**
+ * Waits until another session of `client`'s database waits for a lock (one that `client`'s open transaction holds),
+ * so a test can commit that transaction exactly while the app's statement is blocked on it.
+ */
+export async function untilBlockedOn(client: pg.Client, what: string): Promise<void> {
+  for (let waited = 0; ; waited += 10) {
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+    );
+    if (rows[0].n > 0) return;
+    if (waited > 5_000) throw new Error(`${what} never waited for the locked rows`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+

@@ -1,6 +1,9 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../../src/auth/key-admin.ts';
 import { IDEMPOTENCY_TTL_MS, parseIdempotencyKey, requestHash } from '../../src/registry/idempotency.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { untilBlockedOn } from '../helpers/database.ts';
 import { productInput } from '../helpers/factories.ts';
 
 let t: TestApp;
@@ -77,6 +80,37 @@ describe('POST /api/v1/tools/products.create with Idempotency-Key', () => {
     const replayed = await t.call('products.create', product('idem-new'), key, withKey('k-old'));
     expect(replayed.headers['idempotent-replayed']).toBe('true');
     expect(replayed.json()).toEqual(again.json());
+  });
+
+  it('replays a call with the same key that committed while this one ran, keeping nothing of this one', async () => {
+    const { key: raceKey, id: keyId } = await createKey(t.db, { name: 'racer', scopes: ['products:write'] });
+    const body = product('idem-race');
+    const winner = { ok: true, result: { id: 'winner-id', slug: 'idem-race' } };
+    const other = new pg.Client({ connectionString: t.url });
+    await other.connect();
+    try {
+      // The other call's outcome, not yet committed: this call's replay check does not see it, and its claim (an
+      // advisory lock the other does not hold here) succeeds, so it runs and then stores its own outcome.
+      await other.query('BEGIN');
+      await other.query(
+        `INSERT INTO "IdempotencyRecord" (id, "apiKeyId", key, tool, "requestHash", "statusCode", response, "completedAt")
+         VALUES ('rec-race', $1, 'k-race', 'products.create', $2, 200, $3, now())`,
+        [keyId, requestHash('products.create', body), JSON.stringify(winner)],
+      );
+      const call = t.call('products.create', body, raceKey, withKey('k-race'));
+      // Storing its outcome waits for the other's row; then the other commits first.
+      await untilBlockedOn(other, 'the call');
+      await other.query('COMMIT');
+      const res = await call;
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.headers['idempotent-replayed']).toBe('true');
+      expect(res.json().result).toEqual(winner.result);
+      expect(await t.db.product.count({ where: { slug: 'idem-race' } })).toBe(0);
+      expect(await t.db.auditEntry.count({ where: { apiKeyId: keyId } })).toBe(0);
+      expect(await t.db.idempotencyRecord.count({ where: { apiKeyId: keyId, key: 'k-race' } })).toBe(1);
+    } finally {
+      await other.end();
+    }
   });
 
   it('replays a domain error that happened after execution began', async () => {

@@ -6,8 +6,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/key-admin.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { okResult, sleep } from '../helpers/calls.ts';
-import { resetTables } from '../helpers/database.ts';
+import { okResult } from '../helpers/calls.ts';
+import { resetTables, untilBlockedOn } from '../helpers/database.ts';
 import { CHECKOUT_CONTACT, createCart, makeDiscount, makeProduct } from '../helpers/factories.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
@@ -39,14 +39,7 @@ async function checkoutWhileChanged(cartId: string, change: string, body: Record
   try {
     await other.query(change);
     const response = t.call('checkout.create_order', { cartId, ...CHECKOUT_CONTACT, ...body }, agent);
-    for (let waited = 0; ; waited += 10) {
-      const { rows } = await other.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
-      );
-      if (rows[0].n > 0) break;
-      if (waited > 5_000) throw new Error('the checkout never waited for the changed rows');
-      await sleep(10);
-    }
+    await untilBlockedOn(other, 'the checkout');
     await other.query('COMMIT');
     return await response;
   } finally {
