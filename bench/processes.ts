@@ -31,7 +31,7 @@ async function freePort(): Promise<number> {
 }
 
 async function startChild(name: string, nodeArgs: string[], childEnv: NodeJS.ProcessEnv, port: number): Promise<Child> {
-  const proc = spawn(process.execPath, nodeArgs, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(settings.serverNode.path, nodeArgs, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   // Keep the tail of the child's output for error messages; never let a full pipe block the child.
   let tail = '';
   const keep = (chunk: Buffer) => {

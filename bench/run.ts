@@ -19,6 +19,7 @@
 // bench/results/service-<products>.cpuprofile, summarised by bench/profile-summary.ts),
 // BENCH_OUT (bench/results/latest.json), BENCH_STRICT=1 (exit 1 when a target is missed),
 // BENCH_EXTRA_SQL=<file> (run after the migrations: try an index before writing its migration),
+// BENCH_NODE (the node binary service and baseline run on; default: Node 24 from scripts/fetch-node.mjs),
 // BENCH_NODE_ARGS (node flags for the service; default: those of `npm start` in package.json, whose build step
 // the bench runs first and whose entry it starts),
 // BENCH_SERVICE_LOG=<file> (the service's stdout and stderr, e.g. with BENCH_NODE_ARGS="… --trace-gc"),
@@ -59,7 +60,7 @@ async function main(): Promise<number> {
 
   const report = {
     date: new Date().toISOString(),
-    node: process.version,
+    node: settings.serverNode.version,
     postgres: await postgresVersion(),
     products: largest.products,
     cases: largest.cases,

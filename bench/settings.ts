@@ -1,4 +1,5 @@
 // The bench's settings, read once from the environment (documented in bench/run.ts and docs/performance.md).
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,15 @@ function startScript(): { prepare: string[]; nodeFlags: string[]; entry: string 
   return { prepare: steps.slice(0, -1), nodeFlags: words.slice(1, -1), entry: words.at(-1)! };
 }
 export const START = startScript();
+
+/**
+ * The Node.js the service and the baseline run on: BENCH_NODE, else the newest Node 24 (an LTS line production runs,
+ * docs/deploy.md "Runtimes"), fetched once by scripts/fetch-node.mjs, whatever Node runs the bench itself.
+ */
+function serverNode(): { path: string; version: string } {
+  const binary = env.BENCH_NODE ?? execFileSync(process.execPath, [path.join(ROOT, 'scripts/fetch-node.mjs'), '24'], { encoding: 'utf8' }).trim();
+  return { path: binary, version: execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim() };
+}
 export const settings = {
   serverUrl: env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
   sizes: (env.BENCH_SIZES ?? '10000,100000').split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0),
@@ -31,6 +41,7 @@ export const settings = {
   strict: env.BENCH_STRICT === '1',
   /** Seconds of the write soak at half of the measured checkout capacity (0: none). */
   soakS: Number(env.BENCH_SOAK ?? 600),
+  serverNode: serverNode(),
   /** Extra node flags for the service only (e.g. --max-old-space-size=256, as an operator would set them). */
   serviceNodeArgs: env.BENCH_NODE_ARGS !== undefined ? env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : START.nodeFlags,
   /** SQL run after the migrations (e.g. an index being considered), before seeding. */

@@ -8,10 +8,15 @@ type Transaction = Awaited<ReturnType<Adapter['startTransaction']>>;
 type Query = Parameters<Adapter['queryRaw']>[0];
 
 /**
- * A write's transaction: the pg connection it holds from BEGIN to COMMIT (see inTransaction in client.ts), and the
- * write statements deferred to its final statement (deferWrite in client.ts).
+ * A write's transaction: the pg connection it holds from BEGIN to COMMIT (see inTransaction in client.ts), the
+ * write statements deferred to its final statement (deferWrite in client.ts), and BEGIN and COMMIT while they are
+ * in flight: both are pipelined (BEGIN ahead of the first statement, COMMIT behind the final one), so the write
+ * waits for neither on its own.
  */
-export type HeldConnection = { client: pg.PoolClient; adapter?: Adapter; savepoints: number; deferred: DeferredWrite[] };
+export type HeldConnection = {
+  client: pg.PoolClient; adapter?: Adapter; savepoints: number; deferred: DeferredWrite[];
+  begun?: Promise<pg.QueryResult>; commit?: Promise<pg.QueryResult>;
+};
 
 /**
  * A write statement whose CTEs join the write's final statement instead of costing a round trip (deferWrite).
@@ -19,9 +24,13 @@ export type HeldConnection = { client: pg.PoolClient; adapter?: Adapter; savepoi
  */
 export type DeferredWrite = { name: string; ctes: Prisma.Sql; prepared?: boolean };
 
-/** A deferred write runs with the write's final statement, so nothing may query in between (it would run first). */
+/**
+ * A deferred write runs with the write's final statement, so nothing may query in between (it would run first);
+ * after the final statement COMMIT is on its way, so nothing may query at all.
+ */
 export function assertNothingDeferred(held: HeldConnection): void {
   if (held.deferred.length > 0) throw new Error(`a query ran after the deferred write ${held.deferred.map((d) => d.name).join(', ')}: defer only the last write of a handler`);
+  if (held.commit) throw new Error('a query ran after the final statement of its write, behind its COMMIT');
 }
 
 /** The connection of the write running in this async context, if any. */

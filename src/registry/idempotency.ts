@@ -73,8 +73,8 @@ export async function earlierOutcome(db: Db, claim: IdempotencyClaim): Promise<S
 /**
  * Claims the key inside the write's transaction: a transaction-scoped advisory lock makes a concurrent retry fail
  * fast with 409 instead of running the write twice. The record itself was read by earlierOutcome() just before; a
- * call with this key that committed since is caught when this one stores its outcome (recordWrite finds the key
- * taken, IdempotencyRace), and the call is run again, which replays it.
+ * call with this key that committed since is caught when this one stores its outcome (recordWrite's statement fails
+ * with 40001), and the call is run again, which replays it.
  * The statement is the transaction's first, sent with its BEGIN (inTransaction's `opening`): it reads no table, so
  * parsing and planning it on every call costs next to nothing.
  */
@@ -88,9 +88,6 @@ export type ClaimRow = { locked: boolean };
 export function assertClaimed(row: ClaimRow): void {
   if (!row.locked) throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still running.');
 }
-
-/** Thrown when the key was taken by a call that committed after this one claimed it: the call is run again. */
-export class IdempotencyRace extends Error {}
 
 export type AuditRow = {
   entityType: string; entityId: string; before: unknown; after: unknown; meta?: unknown; revertOf?: string;
@@ -130,8 +127,8 @@ export async function recordWrite(
   }
   if (events.length > 0) parts.push(['events', outboxStatements(events)]);
   if (parts.length === 0 && !idem) return;
-  const last = idem
-    ? Prisma.sql`
+  if (idem) {
+    parts.push(['idempotency', Prisma.sql`stored AS (
       INSERT INTO "IdempotencyRecord" (id, "apiKeyId", key, tool, "requestHash", "statusCode", response, "createdAt", "completedAt")
       VALUES (${newId()}, ${idem.apiKeyId}, ${idem.key}, ${idem.tool}, ${idem.requestHash}, ${write.outcome.status},
               ${JSON.stringify(write.outcome.body)}::jsonb, ${at}, ${at})
@@ -140,13 +137,16 @@ export async function recordWrite(
             response = EXCLUDED.response, "createdAt" = EXCLUDED."createdAt", "completedAt" = EXCLUDED."completedAt"
         -- An expired record is replaced (earlierOutcome ignored it); a live one means another call won the race.
         WHERE "IdempotencyRecord"."createdAt" < ${new Date(at.getTime() - IDEMPOTENCY_TTL_MS)}
-      RETURNING "IdempotencyRecord".id`
-    : Prisma.sql`SELECT 1`;
-  const sql = parts.length > 0 ? Prisma.sql`WITH ${Prisma.join(parts.map(([, cte]) => cte), ', ')} ${last}` : last;
+      RETURNING "IdempotencyRecord".id)`]);
+  }
+  if (parts.length === 0) return;
+  // COMMIT follows this statement unawaited (queryRows' `commits`), so the race is decided in it: a key another call
+  // stored meanwhile fails it with 40001, the transaction rolls back, and the call runs again, which then replays.
+  const check = idem ? Prisma.sql`SELECT agent_api_expect(EXISTS (SELECT FROM stored), 'the Idempotency-Key was stored by a concurrent call')` : Prisma.sql`SELECT 1`;
+  const sql = Prisma.sql`WITH ${Prisma.join(parts.map(([, cte]) => cte), ', ')} ${check}`;
   // One fixed text per combination of parts, so each is prepared once per connection (its plan is value-independent).
-  const name = ['record', ...parts.map(([part]) => part), ...(idem ? ['idempotency'] : [])].join('_');
-  const stored = await queryRows(tx, sql, { prepareAs: deferred.every((d) => d.prepared !== false) ? name : undefined });
-  if (idem && stored.length === 0) throw new IdempotencyRace();
+  const name = ['record', ...parts.map(([part]) => part)].join('_');
+  await queryRows(tx, sql, { prepareAs: deferred.every((d) => d.prepared !== false) ? name : undefined, commits: true });
 }
 
 /** The outcome of a call that failed after it began executing, stored outside its (rolled back) transaction. */

@@ -6,7 +6,7 @@ import { inTransaction, type Db, type Tx } from '../db/client.ts';
 import { AppError, classifyUnknown, isRetryableConflict } from '../errors.ts';
 import { eventsOf } from '../events/outbox.ts';
 import {
-  assertClaimed, claimStatement, earlierOutcome, IdempotencyRace, recordOutcome, recordWrite, replay, requestHash, type ClaimRow, type IdempotencyClaim, type StoredOutcome,
+  assertClaimed, claimStatement, earlierOutcome, recordOutcome, recordWrite, replay, requestHash, type ClaimRow, type IdempotencyClaim, type StoredOutcome,
 } from './idempotency.ts';
 import type { Change, Principal, ReadContext, Tool, ToolRateLimit, WriteContext } from './define-tool.ts';
 import { problemCodesOf } from './tool-problems.ts';
@@ -154,7 +154,7 @@ async function writeOnce(deps: InvokeDeps, req: InvokeRequest, { args, dryRun, i
     if (err instanceof DryRunRollback) return { ok: true, result: err.result, dryRun: true, changes };
     // Another call with this key committed between this one's claim and its end: run again, it then replays. Or
     // rows the write read changed before it locked them (agent_api_expect): run again on the rows as they are now.
-    if (err instanceof IdempotencyRace || isRetryableConflict(err)) return RUN_AGAIN;
+    if (isRetryableConflict(err)) return RUN_AGAIN;
     // A domain failure after execution began is remembered too, so a retry gets the same answer (Stripe's rule);
     // the write itself was rolled back. Infrastructure failures (5xx) stay retryable.
     if (idem && executing && err instanceof AppError && err.status < 500) {
