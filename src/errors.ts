@@ -151,6 +151,12 @@ export function isRetryableConflict(err: unknown): boolean {
   return false;
 }
 
+/** PostgreSQL raised this SQLSTATE, wherever in the chain of wrapping errors it is. */
+export function hasSqlState(err: unknown, state: string): boolean {
+  for (const { code } of errorChain(err)) if (code === state) return true;
+  return false;
+}
+
 function isDatabaseUnavailable(err: unknown): boolean {
   for (const { code, message, name, kind } of errorChain(err)) {
     if (typeof code === 'string' && (UNAVAILABLE_NET_CODES.has(code) || UNAVAILABLE_PRISMA_CODES.has(code))) return true;

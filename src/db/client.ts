@@ -91,6 +91,9 @@ function pipelined(query: Promise<pg.QueryResult>): Promise<pg.QueryResult> {
   return query;
 }
 
+/** A write's opening statement (see inTransaction); one fixed SQL text per `prepareAs`. */
+export type Opening = { sql: Prisma.Sql; prepareAs: string };
+
 /** Prisma's defaults (2 s to get a connection) turned a queue of 20 racing checkouts on a pool of 5 into 500s. */
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
 
@@ -101,34 +104,32 @@ const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
  * of CPU and 0.7 against 2–4 ms of wall time per transaction, measured (docs/performance.md, "Writes").
  * On a client that counts queries (tests) it is Prisma's `$transaction`, so every query is seen.
  *
- * `opening`, when given, is the transaction's first statement, sent with BEGIN in one round trip (one simple query,
- * its values inlined as escaped literals, so it is not prepared); `fn` gets its rows.
+ * `opening`, when given, is a statement the write depends on (the Idempotency-Key's claim), prepared under its name
+ * and pipelined right after BEGIN; it answers nothing the write needs and raises when it does not hold, which
+ * aborts the transaction. Its failure is then the write's: reported instead of whatever failed after it.
  */
-export async function inTransaction<T, R = never>(db: Db, fn: (tx: Tx, opened: R[]) => Promise<T>, opening?: Prisma.Sql): Promise<T> {
+export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, opening?: Opening): Promise<T> {
   const pool = pools.get(db);
-  if (!pool) return db.$transaction(async (tx) => fn(tx, opening ? await tx.$queryRaw<R[]>(opening) : []), TRANSACTION_OPTIONS);
+  if (!pool) return db.$transaction(async (tx) => {
+    if (opening) await tx.$queryRaw(opening.sql);
+    return fn(tx);
+  }, TRANSACTION_OPTIONS);
   const client = await pool.connect();
   const held: HeldConnection = { client, savepoints: 0, deferred: [] };
   let broken: Error | undefined;
+  // Pipelined: the handler's first statement goes out right behind BEGIN (and the opening), in the same write when
+  // the handler sends it before the event loop turns; the connection runs them in order.
+  const { stream } = client.connection;
+  stream.cork();
+  held.begun = pipelined(client.query(BEGIN_WRITE));
+  const opened = opening && pipelined(client.query({ text: opening.sql.text, values: opening.sql.values, name: opening.prepareAs, types: PG_TYPES }));
+  setImmediate(() => stream.uncork());
   try {
-    let opened: R[] = [];
-    if (opening) {
-      // A simple query of three statements answers with one result each.
-      const results: pg.QueryResult | pg.QueryResult[] = await client.query({ text: `${BEGIN_WRITE}; ${inlined(opening, client)}`, types: PG_TYPES });
-      if (!Array.isArray(results) || results.length !== 3) throw new Error('BEGIN, SET and the opening statement did not answer with one result each');
-      opened = results[2].rows;
-    } else {
-      // Pipelined: the handler's first statement goes out right behind it, in the same write when the handler sends
-      // it before the event loop turns (the connection runs them in order).
-      const { stream } = client.connection;
-      stream.cork();
-      held.begun = pipelined(client.query(BEGIN_WRITE));
-      setImmediate(() => stream.uncork());
-    }
-    const result = await heldConnection.run(held, () => fn(db, opened));
+    const result = await heldConnection.run(held, () => fn(db));
     // A deferred write nobody took into a final statement would be lost: refuse to commit without it.
     if (!held.commit) assertNothingDeferred(held);
     await held.begun;
+    await opened;
     const ended = await (held.commit ?? client.query('COMMIT'));
     // COMMIT of a transaction a failed statement aborted answers ROLLBACK, without an error of its own.
     if (ended.command !== 'COMMIT') throw new Error(`the write's transaction ended with ${ended.command}, not COMMIT`);
@@ -136,7 +137,8 @@ export async function inTransaction<T, R = never>(db: Db, fn: (tx: Tx, opened: R
   } catch (err) {
     // Once COMMIT is sent the transaction ends with it (a ROLLBACK when a statement failed): wait for that instead.
     await (held.commit ?? client.query('ROLLBACK')).catch((e: Error) => { broken = e; });
-    throw err;
+    const openingFailure = opened && (await opened.then(() => undefined, (e: unknown) => e));
+    throw openingFailure ?? err;
   } finally {
     // A connection that cannot even roll back is dropped, not given back to the pool.
     client.release(broken);
@@ -151,16 +153,6 @@ export async function inTransaction<T, R = never>(db: Db, fn: (tx: Tx, opened: R
  * Writes). Writes look rows up by key, where a generic plan is as good as a custom one; reads are not affected.
  */
 const BEGIN_WRITE = 'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan';
-
-/** The statement's text with each $n replaced by its value as an escaped literal (text and finite numbers only). */
-function inlined(sql: Prisma.Sql, client: pg.PoolClient): string {
-  return sql.text.replace(/\$(\d+)/g, (_, n: string) => {
-    const value = sql.values[Number(n) - 1];
-    if (typeof value === 'string') return client.escapeLiteral(value);
-    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-    throw new Error(`cannot inline a ${typeof value} into an opening statement`);
-  });
-}
 
 /**
  * A write statement whose result the handler does not need (an insert it already knows the rows of), deferred to

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { queryRows, takeDeferredWrites, type Db, type Tx } from '../db/client.ts';
+import { queryRows, takeDeferredWrites, type Db, type Opening, type Tx } from '../db/client.ts';
 import { newId } from '../db/ids.ts';
 import { Prisma } from '../generated/prisma/client.ts';
-import { AppError, type ProblemCode } from '../errors.ts';
+import { AppError, hasSqlState, type ProblemCode } from '../errors.ts';
 import { toJsonValue } from '../db/json-value.ts';
 import { outboxStatements, type OutboxRow } from '../events/outbox.ts';
 
@@ -75,18 +75,17 @@ export async function earlierOutcome(db: Db, claim: IdempotencyClaim): Promise<S
  * fast with 409 instead of running the write twice. The record itself was read by earlierOutcome() just before; a
  * call with this key that committed since is caught when this one stores its outcome (recordWrite's statement fails
  * with 40001), and the call is run again, which replays it.
- * The statement is the transaction's first, sent with its BEGIN (inTransaction's `opening`): it reads no table, so
- * parsing and planning it on every call costs next to nothing.
+ * The statement is the transaction's first, pipelined with its BEGIN (inTransaction's `opening`): nothing waits for
+ * its answer, so a key held by a running call raises (agent_api_claim_key, SQLSTATE AK409: keyInUse) and the
+ * transaction fails with it.
  */
-export function claimStatement(claim: IdempotencyClaim): Prisma.Sql {
-  return Prisma.sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${`${claim.apiKeyId}:${claim.key}`}, 0)) AS locked`;
+export function claimStatement(claim: IdempotencyClaim): Opening {
+  return { sql: Prisma.sql`SELECT agent_api_claim_key(${`${claim.apiKeyId}:${claim.key}`})`, prepareAs: 'idempotency_claim' };
 }
 
-export type ClaimRow = { locked: boolean };
-
-/** 409 while another call holds the key. */
-export function assertClaimed(row: ClaimRow): void {
-  if (!row.locked) throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still running.');
+/** The claim found its key held by a call still running: 409. */
+export function keyInUse(err: unknown): AppError | null {
+  return hasSqlState(err, 'AK409') ? new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still running.') : null;
 }
 
 export type AuditRow = {

@@ -6,7 +6,7 @@ import { inTransaction, type Db, type Tx } from '../db/client.ts';
 import { AppError, classifyUnknown, isRetryableConflict } from '../errors.ts';
 import { eventsOf } from '../events/outbox.ts';
 import {
-  assertClaimed, claimStatement, earlierOutcome, recordOutcome, recordWrite, replay, requestHash, type ClaimRow, type IdempotencyClaim, type StoredOutcome,
+  claimStatement, earlierOutcome, keyInUse, recordOutcome, recordWrite, replay, requestHash, type IdempotencyClaim, type StoredOutcome,
 } from './idempotency.ts';
 import type { Change, Principal, ReadContext, Tool, ToolRateLimit, WriteContext } from './define-tool.ts';
 import { problemCodesOf } from './tool-problems.ts';
@@ -129,8 +129,7 @@ async function writeOnce(deps: InvokeDeps, req: InvokeRequest, { args, dryRun, i
   }
   let executing = false;
   try {
-    const result = await inTransaction<unknown, ClaimRow>(deps.db, async (tx, [claimed]) => {
-      if (idem) assertClaimed(claimed);
+    const result = await inTransaction(deps.db, async (tx) => {
       executing = true;
       const shaped = shapeOutput(tool, await tool.handler(args, writeContext(tx)));
       if (dryRun === true) throw new DryRunRollback(shaped);
@@ -151,6 +150,9 @@ async function writeOnce(deps: InvokeDeps, req: InvokeRequest, { args, dryRun, i
     }
     return { ok: true, result };
   } catch (err) {
+    // The key is held by a call still running: this one never ran (inTransaction reports the claim's failure first).
+    const inUse = idem && keyInUse(err);
+    if (inUse) throw inUse;
     if (err instanceof DryRunRollback) return { ok: true, result: err.result, dryRun: true, changes };
     // Another call with this key committed between this one's claim and its end: run again, it then replays. Or
     // rows the write read changed before it locked them (agent_api_expect): run again on the rows as they are now.
