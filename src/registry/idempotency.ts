@@ -125,7 +125,6 @@ export async function recordWrite(
            AS e(id, "entityType", "entityId", before, after, meta, "revertOf"))`]);
   }
   if (events.length > 0) parts.push(['events', outboxStatements(events)]);
-  if (parts.length === 0 && !idem) return;
   if (idem) {
     parts.push(['idempotency', Prisma.sql`stored AS (
       INSERT INTO "IdempotencyRecord" (id, "apiKeyId", key, tool, "requestHash", "statusCode", response, "createdAt", "completedAt")
