@@ -80,7 +80,7 @@ export async function earlierOutcome(db: Db, claim: IdempotencyClaim): Promise<S
  * transaction fails with it.
  */
 export function claimStatement(claim: IdempotencyClaim): Opening {
-  return { sql: Prisma.sql`SELECT agent_api_claim_key(${`${claim.apiKeyId}:${claim.key}`})`, prepareAs: 'idempotency_claim' };
+  return { sql: Prisma.sql`SELECT agent_api_claim_key(${`${claim.apiKeyId}:${claim.key}`}) AS claimed`, prepareAs: 'idempotency_claim' };
 }
 
 /** The claim found its key held by a call still running: 409. */
