@@ -6,7 +6,7 @@ import { headersFor, type McpEra } from './cases.ts';
 import { trackRun } from './cleanup.ts';
 import { round } from './format.ts';
 import type { Child } from './processes.ts';
-import { backendCpu, backendCpuDelta, cpuSecondsOf, machineCpu } from './resources.ts';
+import { cpuWindow } from './resources.ts';
 import { settings } from './settings.ts';
 import type { Stream } from './write-cases.ts';
 
@@ -78,29 +78,18 @@ export async function measureGroup(legs: Leg[], key: string, databaseName: strin
   for (let r = 0; r < rounds; r++) {
     // Alternate the order every round, so no leg always runs right after another.
     for (const leg of r % 2 === 0 ? legs : [...legs].reverse()) {
-      const pg0 = await backendCpu(databaseName);
-      const own0 = processes.map((p) => cpuSecondsOf(p.pid));
-      const bench0 = process.cpuUsage();
-      const machine0 = machineCpu();
-      const t0 = Date.now();
+      const window = await cpuWindow(databaseName, processes.map((p) => p.pid));
       const run = autocannon({ ...opts(leg), duration: slice, skipAggregateResult: true });
       trackRun(run);
       raw.get(leg.key)!.push(await run);
       trackRun(undefined);
-      const seconds = (Date.now() - t0) / 1000;
-      const machine1 = machineCpu();
-      const benchCpu = (() => {
-        const u = process.cpuUsage(bench0);
-        return (u.user + u.system) / 1e6;
-      })();
-      const ownDeltas = processes.map((p, i) => cpuSecondsOf(p.pid) - own0[i]);
-      const pgDelta = backendCpuDelta(pg0, await backendCpu(databaseName));
+      const used = await window();
       const c = cpu.get(leg.key)!;
-      c.own += ownDeltas[processes.indexOf(leg.server)];
-      c.pg += pgDelta;
-      if (machine0 && machine1) {
-        foreign += machine1.busy - machine0.busy - benchCpu - ownDeltas.reduce((a, b) => a + b, 0) - pgDelta;
-        elapsed += seconds;
+      c.own += used.own[processes.indexOf(leg.server)];
+      c.pg += used.pg;
+      if (used.machine) {
+        foreign += used.machine.other;
+        elapsed += used.seconds;
       } else {
         foreignKnown = false;
       }

@@ -64,3 +64,28 @@ export function machineCpu(): { busy: number; total: number; iowait: number } | 
     return null;
   }
 }
+
+/**
+ * CPU seconds spent during a window that starts now, read when the returned function is called: by each of `pids`, by
+ * the database's backends, and by the rest of the machine (every other process, this bench's own excluded; null where
+ * /proc is missing), with the machine's iowait and the window's length. The machine is shared: "other" is the
+ * background load a measurement saw.
+ */
+export async function cpuWindow(databaseName: string, pids: readonly number[]) {
+  const pg0 = await backendCpu(databaseName);
+  const own0 = pids.map(cpuSecondsOf);
+  const bench0 = process.cpuUsage();
+  const machine0 = machineCpu();
+  const t0 = Date.now();
+  return async () => {
+    const seconds = (Date.now() - t0) / 1000;
+    const machine1 = machineCpu();
+    const { user, system } = process.cpuUsage(bench0);
+    const own = pids.map((pid, i) => cpuSecondsOf(pid) - own0[i]);
+    const pg = backendCpuDelta(pg0, await backendCpu(databaseName));
+    const machine = machine0 && machine1
+      ? { other: machine1.busy - machine0.busy - (user + system) / 1e6 - own.reduce((a, b) => a + b, 0) - pg, iowait: machine1.iowait - machine0.iowait }
+      : null;
+    return { seconds, own, pg, machine };
+  };
+}

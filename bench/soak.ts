@@ -7,7 +7,7 @@ import { trackRun } from './cleanup.ts';
 import { round } from './format.ts';
 import { autocannonRequest } from './measure.ts';
 import type { Child } from './processes.ts';
-import { backendCpu, backendCpuDelta, cpuSecondsOf, machineCpu, memoryOf } from './resources.ts';
+import { cpuWindow, memoryOf } from './resources.ts';
 import { settings } from './settings.ts';
 import { checkoutStream, makeCarts } from './write-cases.ts';
 
@@ -37,21 +37,14 @@ export async function soak(url: string, keyId: string, key: string, service: Chi
   const windows: SoakWindow[] = [];
   const databaseName = new URL(url).pathname.slice(1);
   for (let i = 0; i < count; i++) {
-    const pg0 = await backendCpu(databaseName);
-    const service0 = cpuSecondsOf(service.pid);
-    const bench0 = process.cpuUsage();
-    const machine0 = machineCpu();
-    const t0 = Date.now();
+    const window = await cpuWindow(databaseName, [service.pid]);
     const run = autocannon({ url: `http://127.0.0.1:${service.port}`, connections: settings.connections, overallRate: ratePerS, duration: windowS, requests: [request], timeout: 10 });
     trackRun(run);
     const r = await run;
     trackRun(undefined);
-    const machine1 = machineCpu();
-    const { user, system } = process.cpuUsage(bench0);
-    const ours = (user + system) / 1e6 + cpuSecondsOf(service.pid) - service0 + backendCpuDelta(pg0, await backendCpu(databaseName));
-    const seconds = (Date.now() - t0) / 1000;
-    const backgroundCores = machine0 && machine1 ? round(Math.max(0, machine1.busy - machine0.busy - ours) / seconds, 2) : null;
-    const iowaitCores = machine0 && machine1 ? round((machine1.iowait - machine0.iowait) / seconds, 2) : null;
+    const { seconds, machine } = await window();
+    const backgroundCores = machine ? round(Math.max(0, machine.other) / seconds, 2) : null;
+    const iowaitCores = machine ? round(machine.iowait / seconds, 2) : null;
     const w = {
       endS: (i + 1) * windowS, rps: round(r.requests.total / r.duration, 0), p99Ms: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts,
       rssMb: memoryOf(service.pid)?.rssMb ?? null, backgroundCores, iowaitCores,

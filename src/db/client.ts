@@ -74,11 +74,12 @@ export async function queryRows<T>(db: Db | Tx, sql: Prisma.Sql, opts: { prepare
   if (held) assertNothingDeferred(held);
   const conn = held?.client ?? pools.get(db);
   if (!conn) return (db as Tx).$queryRaw<T[]>(sql);
-  if (!held || !opts.commits) return (await conn.query({ text: sql.text, values: sql.values, name: opts.prepareAs, types: PG_TYPES })).rows as T[];
+  const query = { text: sql.text, values: sql.values, name: opts.prepareAs, types: PG_TYPES };
+  if (!held || !opts.commits) return (await conn.query(query)).rows as T[];
   // The statement and COMMIT leave in one write: the server reads both at once.
   const { stream } = held.client.connection;
   stream.cork();
-  const result = conn.query({ text: sql.text, values: sql.values, name: opts.prepareAs, types: PG_TYPES });
+  const result = conn.query(query);
   held.commit = pipelined(held.client.query('COMMIT'));
   stream.uncork();
   const { rows } = await result;

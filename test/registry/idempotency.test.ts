@@ -123,6 +123,31 @@ describe('POST /api/v1/tools/products.create with Idempotency-Key', () => {
     expect((await t.db.product.findUniqueOrThrow({ where: { slug: 'idem-later' } })).stock).toBe(1n);
   });
 
+  it('answers 409 while another call holds the key, remembering nothing of the refused call', async () => {
+    const { key: heldKey, id: keyId } = await createKey(t.db, { name: 'holder', scopes: ['products:write'] });
+    const holder = new pg.Client({ connectionString: t.url });
+    await holder.connect();
+    try {
+      // What a running call with this key holds: its claim's transaction-scoped advisory lock.
+      await holder.query('BEGIN');
+      await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`${keyId}:k-held`]);
+      // A call that would succeed, and one that would fail with a domain error (404) after execution began: both
+      // refused before anything of theirs counts.
+      expect((await t.call('products.create', product('idem-held'), heldKey, withKey('k-held'))).statusCode).toBe(409);
+      const refused = await t.call('products.update', { slug: 'idem-held', patch: { stock: 5 } }, heldKey, withKey('k-held'));
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json().code).toBe('idempotency_in_progress');
+      expect(await t.db.idempotencyRecord.count({ where: { apiKeyId: keyId } })).toBe(0);
+      expect(await t.db.product.count({ where: { slug: 'idem-held' } })).toBe(0);
+      await holder.query('ROLLBACK');
+    } finally {
+      await holder.end();
+    }
+    // Released: the same key runs the call (the 409 was not stored as its outcome).
+    expect((await t.call('products.create', product('idem-held'), heldKey, withKey('k-held'))).statusCode).toBe(200);
+    expect(await t.db.product.count({ where: { slug: 'idem-held' } })).toBe(1);
+  });
+
   it('does not consume the key on a dry run or a validation failure', async () => {
     const dry = await t.call('products.create', { ...product('idem-e'), dryRun: true }, key, withKey('k-e'));
     expect(dry.json().dryRun).toBe(true);
