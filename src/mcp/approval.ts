@@ -13,7 +13,10 @@ import {
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import type { Change, Principal, Tool } from '../registry/define-tool.ts';
-import { requestHash } from '../registry/idempotency.ts';
+import type { Db } from '../db/client.ts';
+import { earlierOutcome, replay, requestHash } from '../registry/idempotency.ts';
+import type { InvokeResult } from '../registry/invoke-tool.ts';
+import { claimApprovalNonce } from '../services/approval-uses.ts';
 import { isObject } from './is-object.ts';
 
 /**
@@ -26,10 +29,18 @@ import { isObject } from './is-object.ts';
 export type ApprovalState = {
   /** The key that was asked: the answer only counts for the same key. */
   keyId: string;
+  /**
+   * The OAuth grant that was asked, null for the key itself: the answer only counts for the same grant (another host
+   * the same operator approved cannot use it).
+   */
+  grantId: string | null;
   tool: string;
   /** Hash of the exact arguments that were previewed: approving one call does not approve another. */
   argsHash: string;
-  /** Makes each question unique; the approved call uses it as its idempotency key, so it runs once. */
+  /**
+   * Makes each question unique. The approved call claims it once in the database (approval-uses.ts), whatever
+   * idempotency key it carries, and uses it as its idempotency key when it carries none.
+   */
   nonce: string;
 };
 
@@ -37,6 +48,8 @@ export type ApprovalCodec = RequestStateCodec<ApprovalState>;
 
 /** A question older than this is refused (sealed into the state; checked on the answer). */
 const APPROVAL_TTL_SECONDS = 300;
+/** How long a used nonce is remembered: past the state's own expiry, with room for clocks that disagree. */
+export const USED_NONCE_KEEP_SECONDS = 2 * APPROVAL_TTL_SECONDS;
 const QUESTION = 'approval';
 
 /**
@@ -74,20 +87,22 @@ export function needsApproval(tool: Tool, args: Record<string, unknown>, ctx: Se
 
 export type ApprovalDecision =
   | { kind: 'ask'; state: ApprovalState }
-  | { kind: 'approved'; args: Record<string, unknown>; idempotencyKey: string };
+  | { kind: 'approved'; args: Record<string, unknown>; nonce: string; idempotencyKey: string };
 
 /**
  * Reads the round: no state yet (or no answer) → ask; an approving answer to a question about exactly this call by
- * this key → run it with `confirm: true`. A decline is the problem `confirmation_declined`; a state minted for
- * another key, tool or arguments is refused like a forged one. (A forged or expired state never gets here: the
- * codec's verify hook refuses it first.)
+ * this key (and grant) → run it with `confirm: true`. A decline is the problem `confirmation_declined`; a state
+ * minted for another key, grant, tool or arguments is refused like a forged one. (A forged or expired state never
+ * gets here: the codec's verify hook refuses it first.)
  */
 export function decideApproval(tool: Tool, args: Record<string, unknown>, principal: Principal | null, ctx: ServerContext): ApprovalDecision {
   const { confirm: _unconfirmed, ...call } = args;
-  const asked: ApprovalState = { keyId: principal?.keyId ?? '', tool: tool.name, argsHash: requestHash(tool.name, call), nonce: randomUUID() };
+  const asked: ApprovalState = {
+    keyId: principal?.keyId ?? '', grantId: principal?.grantId ?? null, tool: tool.name, argsHash: requestHash(tool.name, call), nonce: randomUUID(),
+  };
   const state = ctx.mcpReq.requestState<ApprovalState | string>();
   if (state === undefined) return { kind: 'ask', state: asked };
-  if (typeof state === 'string' || state.keyId !== asked.keyId || state.tool !== asked.tool || state.argsHash !== asked.argsHash) {
+  if (typeof state === 'string' || state.keyId !== asked.keyId || (state.grantId ?? null) !== asked.grantId || state.tool !== asked.tool || state.argsHash !== asked.argsHash) {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'invalid_request_state' });
   }
   const answer = inputResponse(ctx.mcpReq.inputResponses, QUESTION);
@@ -95,7 +110,27 @@ export function decideApproval(tool: Tool, args: Record<string, unknown>, princi
   if (answer.action !== 'accept' || answer.content?.approve !== true) {
     throw new AppError('confirmation_declined', `The change by ${tool.name} was declined by the person asked to approve it; nothing was changed.`);
   }
-  return { kind: 'approved', args: { ...call, confirm: true }, idempotencyKey: `mcp-approval-${state.nonce}` };
+  return { kind: 'approved', args: { ...call, confirm: true }, nonce: state.nonce, idempotencyKey: `mcp-approval-${state.nonce}` };
+}
+
+/**
+ * Runs an approved call at most once. The first use of its state claims the nonce and runs the call; a later use
+ * (any instance, any idempotency key) runs nothing: it gets the recorded answer of that call when it carries the
+ * same idempotency key (a retry after a lost answer), and otherwise the protocol error `request_state_used`.
+ */
+export async function runApproved(
+  db: Db,
+  call: { tool: Tool; principal: Principal | null; decision: Extract<ApprovalDecision, { kind: 'approved' }>; idempotencyKey: string },
+  invoke: (args: Record<string, unknown>, idempotencyKey: string) => Promise<InvokeResult>,
+): Promise<InvokeResult> {
+  const { tool, principal, decision, idempotencyKey } = call;
+  if (await claimApprovalNonce(db, decision.nonce, USED_NONCE_KEEP_SECONDS)) return invoke(decision.args, idempotencyKey);
+  const earlier =
+    principal && (await earlierOutcome(db, { apiKeyId: principal.keyId, key: idempotencyKey, tool: tool.name, requestHash: requestHash(tool.name, decision.args) }));
+  if (earlier) return replay(earlier);
+  throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This requestState was already used: its approved call ran once. Call the tool again to ask for a new approval.', {
+    reason: 'request_state_used',
+  });
 }
 
 /** The question: one form with one yes/no field, its message the dry run's changes in words. */

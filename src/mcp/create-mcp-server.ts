@@ -13,7 +13,7 @@ import { AppError, toProblem } from '../errors.ts';
 import type { Principal } from '../registry/define-tool.ts';
 import { parseIdempotencyKey } from '../registry/idempotency.ts';
 import { invokeTool, type InvokeDeps, type InvokeRequest, type InvokeResult } from '../registry/invoke-tool.ts';
-import { askApproval, decideApproval, needsApproval, type ApprovalCodec } from './approval.ts';
+import { askApproval, decideApproval, needsApproval, runApproved, type ApprovalCodec } from './approval.ts';
 import { discoveryToolset, DISCOVERY_TOOL_NAMES } from './discovery-toolset.ts';
 import { isVisibleTo, type McpCatalog, type SchemaStyle } from './tool-catalog.ts';
 import { isObject } from './is-object.ts';
@@ -155,7 +155,8 @@ async function runTool(
         const preview = await invoke({ ...body, dryRun: true }, undefined);
         return await askApproval(deps.approvals, decision.state, 'changes' in preview ? preview.changes : []);
       }
-      return toolResult(await invoke(decision.args, idempotencyKey ?? decision.idempotencyKey));
+      const approved = { tool, principal: scope.principal, decision, idempotencyKey: idempotencyKey ?? decision.idempotencyKey };
+      return toolResult(await runApproved(deps.invoke.db, approved, invoke));
     }
     return toolResult(await invoke(body, idempotencyKey));
   } catch (err) {

@@ -10,6 +10,7 @@ import { SCOPES } from '../../src/registry/scopes.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { PROBLEM_KEYS } from '../helpers/problem.ts';
+import { obtainTokens, registerClient } from '../oauth/mcp-host.ts';
 
 // The registry says which tools are anonymous; test/docs checks that set against docs/contract.md.
 const ANONYMOUS = TOOLS.filter((tool) => tool.anonymous).map((tool) => tool.name).sort();
@@ -293,7 +294,7 @@ describe('human approval of destructive calls (2026-07-28)', () => {
 
   describe('a requestState that is not the one minted for this call is refused, changing nothing', () => {
     /** The first round over the wire: the input_required result with its requestState. */
-    const withElicitation = (key: string, slug: string, requestState: string, args: Record<string, unknown> = { slug }) =>
+    const withElicitation = (key: string, slug: string, requestState: string, args: Record<string, unknown> = { slug }, meta: Record<string, unknown> = {}) =>
       rawPost(
         { 'mcp-protocol-version': MODERN_PROTOCOL_VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'products.delete', authorization: `Bearer ${key}` },
         {
@@ -306,6 +307,7 @@ describe('human approval of destructive calls (2026-07-28)', () => {
             inputResponses: { approval: { action: 'accept', content: { approve: true } } },
             requestState,
             _meta: {
+              ...meta,
               'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
               'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
               'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
@@ -314,8 +316,9 @@ describe('human approval of destructive calls (2026-07-28)', () => {
         },
       ).then(jsonOf);
 
-    async function firstRound(slug: string) {
-      const key = await product(slug);
+    async function firstRound(slug: string, caller?: string) {
+      const operatorKey = await product(slug);
+      const key = caller ?? operatorKey;
       const asked = (await rawPost(
         { 'mcp-protocol-version': MODERN_PROTOCOL_VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'products.delete', authorization: `Bearer ${key}` },
         {
@@ -383,6 +386,49 @@ describe('human approval of destructive calls (2026-07-28)', () => {
       expect(again.result).toMatchObject({ structuredContent: first.result.structuredContent, _meta: { idempotentReplayed: true } });
       const { id } = await t.db.product.findFirstOrThrow({ where: { slug: 'replayed' } });
       expect(await t.db.auditEntry.count({ where: { tool: 'products.delete', entityId: id } })).toBe(1);
+    });
+
+    it('the approved one, replayed with another idempotency key, runs nothing; with the same key it answers the recorded result', async () => {
+      const { key, state } = await firstRound('replay-other-key');
+      const first = await withElicitation(key, 'replay-other-key', state, undefined, { idempotencyKey: 'approval-first' });
+      expect(first.result).toMatchObject({ resultType: 'complete', structuredContent: { ok: true } });
+      // The product comes back (someone restores it): a second run of the approved delete would delete it again.
+      const { id } = await t.db.product.update({ where: { slug: 'replay-other-key' }, data: { deletedAt: null } });
+      for (const idempotencyKey of ['approval-second', undefined]) {
+        const again = await withElicitation(key, 'replay-other-key', state, undefined, idempotencyKey ? { idempotencyKey } : {});
+        expect(again.error).toMatchObject({ code: -32602, data: { reason: 'request_state_used' } });
+        expect(again.error.message).toMatch(/already used/);
+      }
+      const same = await withElicitation(key, 'replay-other-key', state, undefined, { idempotencyKey: 'approval-first' });
+      expect(same.result).toMatchObject({ structuredContent: first.result.structuredContent, _meta: { idempotentReplayed: true } });
+      expect(await live('replay-other-key')).not.toBeNull();
+      expect(await t.db.auditEntry.count({ where: { tool: 'products.delete', entityId: id } })).toBe(1);
+    });
+
+    it('the approved one, used twice at once with different idempotency keys, runs once', async () => {
+      const { key, state } = await firstRound('replay-racing');
+      const replies = await Promise.all(
+        ['race-a', 'race-b', 'race-c'].map((idempotencyKey) => withElicitation(key, 'replay-racing', state, undefined, { idempotencyKey })),
+      );
+      expect(replies.filter((r) => r.result?.structuredContent)).toHaveLength(1);
+      expect(replies.filter((r) => r.error?.code === -32602)).toHaveLength(2);
+      const { id } = await t.db.product.findFirstOrThrow({ where: { slug: 'replay-racing' } });
+      expect(await t.db.auditEntry.count({ where: { tool: 'products.delete', entityId: id } })).toBe(1);
+    });
+
+    it('another OAuth grant of the same key', async () => {
+      const operatorKey = await t.key(['products:write']);
+      const clientId = await registerClient(base);
+      const grant = () => obtainTokens(base, { clientId, operatorKey, resource: `${base}/api/mcp`, scope: 'products:write' });
+      const [a, b] = [(await grant()).access_token, (await grant()).access_token];
+      const { state } = await firstRound('other-grant', a);
+      const reply = await withElicitation(b, 'other-grant', state);
+      expect(reply.error.code).toBe(-32602);
+      expect(await live('other-grant')).not.toBeNull();
+      // The grant that was asked may use it.
+      const approved = await withElicitation(a, 'other-grant', state);
+      expect(approved.result).toMatchObject({ structuredContent: { ok: true } });
+      expect(await live('other-grant')).toBeNull();
     });
   });
 
