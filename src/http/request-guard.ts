@@ -3,7 +3,7 @@ import type { Authenticate } from '../auth/bearer.ts';
 import { AppError } from '../errors.ts';
 import type { Principal } from '../registry/define-tool.ts';
 import { rateLimitHeaders, type LimitState } from './rate-limit-headers.ts';
-import type { Limiters } from './rate-limit.ts';
+import type { Limiter, Limiters } from './rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -43,16 +43,35 @@ export function createRequestGuard(limiters: Limiters, authenticate: Authenticat
   };
 }
 
-/** Counts the request with one limiter, records the state for the RateLimit headers, and refuses it past the limit. */
-export async function count(req: FastifyRequest, limiter: Limiters['anon']): Promise<void> {
-  const state = await limiter(req);
+/**
+ * Counts the request (or `units` requests: the further messages of a batch) with one limiter, records the state for
+ * the RateLimit headers, and refuses it past the limit; units that do not all fit are not taken.
+ */
+export async function count(req: FastifyRequest, limiter: Limiter, units = 1): Promise<void> {
+  const state = await limiter(req, units);
   req.rateLimits.push(state);
   if (state.exceeded) {
     const { 'Retry-After': retryAfter } = rateLimitHeaders([state]);
-    throw new AppError('rate_limited', `Rate limit "${state.policy}" of ${state.limit} requests per ${state.windowSeconds} s exceeded.`, {
-      'Retry-After': retryAfter,
+    const exceeded = `Rate limit "${state.policy}" of ${state.limit} requests per ${state.windowSeconds} s exceeded`;
+    const detail = units === 1 ? `${exceeded}.` : `${exceeded} by this batch: its messages count one request each, ${state.remaining} are left; nothing in it ran.`;
+    throw new AppError('rate_limited', detail, { 'Retry-After': retryAfter });
+  }
+}
+
+/**
+ * The further messages of a multi-message body (the guard counted the request once on arrival), each counted by the
+ * limiters that counted the request: all of them fit, or the whole body is refused before anything in it runs.
+ * Anonymous callers may not batch.
+ */
+export async function countBatch(req: FastifyRequest, limiters: Limiters, messages: number): Promise<void> {
+  if (!req.principal) {
+    throw new AppError('unauthorized', 'A JSON-RPC batch needs credentials: send each message in its own request, or an API key or access token.', {
+      'WWW-Authenticate': 'Bearer realm="agent-api"',
     });
   }
+  if (messages <= 1) return;
+  await count(req, limiters.preauth, messages - 1);
+  await count(req, limiters.key, messages - 1);
 }
 
 /** Node keeps only the first of some duplicated headers (Authorization) and joins others, so count raw ones. */

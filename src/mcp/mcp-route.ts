@@ -14,8 +14,8 @@ import type { McpDiscoveryDocuments } from '../http/discovery-routes.ts';
 import { PATHS } from '../http/paths.ts';
 import { problemInstance } from '../http/problem.ts';
 import type { Limiters } from '../http/rate-limit.ts';
-import { count, type createRequestGuard } from '../http/request-guard.ts';
-import type { Tool } from '../registry/define-tool.ts';
+import { count, countBatch, type createRequestGuard } from '../http/request-guard.ts';
+import type { Tool, ToolRateLimit } from '../registry/define-tool.ts';
 import type { InvokeDeps } from '../registry/invoke-tool.ts';
 import { lazyApprovalCodec } from './approval.ts';
 import { createMcpServer, LATEST_LEGACY_VERSION, MCP_PROTOCOL_VERSIONS, type McpRequestScope } from './create-mcp-server.ts';
@@ -24,7 +24,9 @@ import { isObject } from './is-object.ts';
 import { mcpStateSecret } from './state-secret.ts';
 import { buildMcpCatalog, type McpCatalog } from './tool-catalog.ts';
 
-const ToolCallSchema = z.object({ method: z.literal('tools/call'), params: z.object({ name: z.string() }) });
+const ToolCallSchema = z.object({ method: z.literal('tools/call'), params: z.object({ name: z.string(), arguments: z.unknown().optional() }) });
+/** The discovery toolset's meta-tool that calls another tool by name (src/mcp/discovery-toolset.ts). */
+const DiscoveryCallSchema = z.object({ name: z.literal('tools.call'), arguments: z.object({ name: z.string() }) });
 
 export type McpRouteOptions = {
   deps: InvokeDeps;
@@ -91,6 +93,9 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
     },
   ];
 
+  /** Per batch: the calls of each tool with its own limit that were counted before the batch ran (countBatchCalls). */
+  const counted = new WeakMap<FastifyRequest, Map<string, number>>();
+
   const handle = async (req: FastifyRequest, reply: FastifyReply) => {
     const request = webRequestOf(req);
     const { body, nonObjectArguments } = liftNonObjectArguments(req.body);
@@ -100,8 +105,13 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
       clientAddress: req.ip,
       log: req.log,
       instance: problemInstance(req),
-      countToolCall: (name, limit) => count(req, limiters.tool(name, limit)),
-      toolset: (req.query as { toolset?: string }).toolset === 'discovery' ? 'discovery' : 'full',
+      countToolCall: async (name, limit) => {
+        const ahead = counted.get(req);
+        const left = ahead?.get(name) ?? 0;
+        if (left > 0) ahead?.set(name, left - 1);
+        else await count(req, limiters.tool(name, limit));
+      },
+      toolset: toolsetOf(req),
       schemaStyle: schemaStyleOf(req),
       nonObjectArguments,
     };
@@ -124,9 +134,32 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
     return reply.send(Buffer.from(await response.arrayBuffer()));
   };
   // 401s carry resource_metadata (src/oauth/routes.ts adds it to every challenge on a protected URL).
-  app.post(PATHS.mcp, { onRequest: [...onRequest, guard], preHandler: stepUp }, handle);
+  app.post(PATHS.mcp, { onRequest: [...onRequest, guard], preHandler: [stepUp, countBatchCalls] }, handle);
   // The same server for hosts that must sign in: its guard answers every unauthenticated request with 401.
-  app.post(PATHS.mcpAdmin, { onRequest: [...onRequest, opts.adminGuard], preHandler: stepUp }, handle);
+  app.post(PATHS.mcpAdmin, { onRequest: [...onRequest, opts.adminGuard], preHandler: [stepUp, countBatchCalls] }, handle);
+
+  /**
+   * A batch (a JSON array of messages, 2025-03-26) counts as the requests it holds, before any of it runs: each
+   * message against the pre-auth and key limits, and each tools/call of a tool with its own limit against that
+   * limit, so 100 calls cost what 100 requests cost. A batch that does not fit is refused whole with 429; an
+   * anonymous batch with 401.
+   */
+  async function countBatchCalls(req: FastifyRequest): Promise<void> {
+    const body: unknown = req.body;
+    if (!Array.isArray(body)) return;
+    await countBatch(req, limiters, body.length);
+    const calls = new Map<string, { limit: ToolRateLimit; n: number }>();
+    for (const message of body) {
+      const name = calledToolOf(message, toolsetOf(req));
+      const tool = name === undefined ? undefined : getCatalog().get(name)?.tool;
+      const limit = tool?.rateLimit;
+      // Only calls that reach the tool's limit: invokeTool counts it after the scope check.
+      if (!tool || !limit || !(tool.anonymous || req.principal?.scopes.has(tool.scope))) continue;
+      calls.set(tool.name, { limit, n: (calls.get(tool.name)?.n ?? 0) + 1 });
+    }
+    for (const [name, { limit, n }] of calls) await count(req, limiters.tool(name, limit), n);
+    counted.set(req, new Map([...calls].map(([name, { n }]) => [name, n])));
+  }
 
   /**
    * A signed-in OAuth client calling a tool outside its grant gets HTTP 403 insufficient_scope naming the scope,
@@ -199,6 +232,19 @@ async function isModernRequest(req: FastifyRequest, request: Request, body: unkn
   if (claimed) return true;
   const version = req.headers['mcp-protocol-version'];
   return typeof version === 'string' && version > LATEST_LEGACY_VERSION && !(await isLegacyRequest(request, body));
+}
+
+function toolsetOf(req: FastifyRequest): McpRequestScope['toolset'] {
+  return (req.query as { toolset?: string }).toolset === 'discovery' ? 'discovery' : 'full';
+}
+
+/** The registry tool a message calls, directly or through the discovery toolset's tools.call. */
+function calledToolOf(message: unknown, toolset: McpRequestScope['toolset']): string | undefined {
+  const call = ToolCallSchema.safeParse(message);
+  if (!call.success) return undefined;
+  if (toolset === 'full') return call.data.params.name;
+  const meta = DiscoveryCallSchema.safeParse(call.data.params);
+  return meta.success ? meta.data.arguments.name : undefined;
 }
 
 /** `$defs`/`$ref` for 2026-07-28 and 2025-11-25 clients; inlined schemas for older ones (and for initialize). */

@@ -33,6 +33,8 @@ export async function createTestApp(
     poolMax?: number;
     /** Called for every query the app itself sends (the app then gets its own client on the same database). */
     onQuery?: () => void;
+    /** An ioredis client for the rate-limit counters (as REDIS_URL gives the server). */
+    redis?: unknown;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase(opts.poolMax);
@@ -46,7 +48,7 @@ export async function createTestApp(
     ...opts.env,
   });
   const appDb = opts.onQuery ? createDb({ connectionString: database.url, poolMax: 5, onQuery: opts.onQuery }) : database.db;
-  const app = await buildApp(config, { db: appDb, tools: opts.tools });
+  const app = await buildApp(config, { db: appDb, tools: opts.tools, redis: opts.redis });
   await app.ready();
   return {
     app,

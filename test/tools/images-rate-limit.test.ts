@@ -11,9 +11,13 @@ const OPENVERSE = JSON.parse(readFileSync(new URL('./images-fixtures/openverse-s
 const POLICY = '"images.search_stock";q=30;w=60';
 
 let provider: LocalServer;
+let providerCalls = 0;
 let t: TestApp;
 beforeAll(async () => {
-  provider = await startLocalServer((_req, res) => sendJson(res, 200, OPENVERSE));
+  provider = await startLocalServer((_req, res) => {
+    providerCalls++;
+    sendJson(res, 200, OPENVERSE);
+  });
   t = await createTestApp({ env: { OUTBOUND_ALLOW_PRIVATE: '1', OPENVERSE_API_URL: provider.origin } });
 });
 afterAll(async () => {
@@ -76,4 +80,32 @@ it('reports the tool’s policy once for an MCP batch that calls it twice, with 
   expect(res.statusCode, res.body).toBe(200);
   expect(res.headers['ratelimit-policy']).toBe(`"preauth";q=100000;w=60, "key";q=100000;w=60, ${POLICY}`);
   expect(res.headers.ratelimit).toMatch(/, "images\.search_stock";r=28;t=\d+$/);
+});
+
+it('counts each call of an MCP batch against the tool’s limit, and refuses whole a batch that does not fit before any call runs', async () => {
+  const key = await t.key(['marketing:write']);
+  // Distinct queries, so none is answered from the search cache: each call that runs reaches the provider.
+  const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'images.search_stock', arguments: { query: `batch ${id}` } } });
+  const post = (n: number) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/mcp',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      payload: Array.from({ length: n }, (_, i) => call(i + 1)),
+    });
+  expect((await t.call('images.search_stock', { query: 'batch rest' }, key)).statusCode).toBe(200);
+  const before = providerCalls;
+  const refused = await post(30);
+  const problem = expectProblem(refused, 429, 'rate_limited');
+  expect(problem.detail).toMatch(/"images\.search_stock" of 30 requests per 60 s exceeded by this batch: .* 29 are left; nothing in it ran/);
+  expect(refused.headers.ratelimit).toMatch(/"images\.search_stock";r=29;t=\d+/);
+  expect(providerCalls).toBe(before);
+
+  const fits = await post(29);
+  expect(fits.statusCode, fits.body).toBe(200);
+  const replies = JSON.parse(fits.body) as { result: CallToolResult }[];
+  expect(replies.filter((r) => !r.result.isError)).toHaveLength(29);
+  expect(fits.headers.ratelimit).toMatch(/"images\.search_stock";r=0;t=\d+/);
+  expect(providerCalls).toBe(before + 29);
+  expectProblem(await t.call('images.search_stock', { query: 'batch after' }, key), 429, 'rate_limited');
 });
