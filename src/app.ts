@@ -82,7 +82,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   app.setErrorHandler((err, req, reply) => sendProblem(req, reply, err));
 
-  const limiters = createLimiters(config, deps.redis);
+  const limiters = await createLimiters(app, config, deps.redis);
   const keys = new KeyStore(deps.db);
   const tokens = registerOAuth(app, { config, db: deps.db, keys, fetch: cimdFetch(config) });
   const authenticate = bearerAuthenticator(keys, tokens, config);

@@ -1,15 +1,17 @@
-import type { FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { ToolRateLimit } from '../registry/define-tool.ts';
-import type { LimitState } from './rate-limit-headers.ts';
-import { memoryCounters, redisCounters, type CounterStore } from './rate-counter.ts';
+import { tightest, type LimitState } from './rate-limit-headers.ts';
 
 /**
- * Counts `units` (default 1: one request; a JSON-RPC batch counts one per message) against one policy: all of them
- * or, when they do not fit in what is left, none (the state then says exceeded).
+ * Counts `units` requests (default 1; a JSON-RPC batch counts one per message, units ≥ 1) against one policy and
+ * returns its state after the highest count they reached. `read` returns the state without counting anything.
  */
-export type Limiter = (req: FastifyRequest, units?: number) => Promise<LimitState>;
+export type Limiter = {
+  (req: FastifyRequest, units?: number): Promise<LimitState>;
+  read: (req: FastifyRequest) => Promise<LimitState>;
+};
 export type Limiters = {
   anon: Limiter;
   preauth: Limiter;
@@ -18,28 +20,29 @@ export type Limiters = {
   tool: (name: string, limit: ToolRateLimit) => Limiter;
 };
 
-/** Counters one instance keeps without Redis (as many as @fastify/rate-limit's in-memory store kept). */
-const MEMORY_COUNTERS = 5000;
-
 /**
- * The three per-caller policies of docs/contract.md (rate limits) plus the per-tool ones tools declare, on counters
- * in memory, or in Redis when REDIS_URL is set so instances share them. The request guard calls these limiters in
- * order, and a tool call counts its tool's limiter.
+ * The three per-caller policies of docs/contract.md (rate limits) plus the per-tool ones tools declare, counted
+ * with @fastify/rate-limit's stores (in memory, or Redis when REDIS_URL is set so instances share counters). The
+ * plugin's own per-route hook is not used: it knows one policy per route and none of the structured headers, so the
+ * request guard calls these limiters in order, and a tool call counts its tool's limiter.
  */
-export function createLimiters(config: Config, redis?: unknown): Limiters {
-  const store: CounterStore = redis instanceof Redis ? redisCounters(redis, 'agent-api-rl:') : memoryCounters(MEMORY_COUNTERS);
+export async function createLimiters(app: FastifyInstance, config: Config, redis?: unknown): Promise<Limiters> {
+  // skipOnError: a Redis outage lets requests through rather than failing every call (availability over limits).
+  await app.register(rateLimit, { global: false, skipOnError: true, ...(redis ? { redis, nameSpace: 'agent-api-rl:' } : {}) });
   const { windowMs, anonMax, preauthMax, authMax } = config.rateLimit;
   const byKey = (req: FastifyRequest) => req.principal?.keyId ?? req.ip;
   const toolLimiters = new Map<string, Limiter>();
 
   const make = (policy: string, max: number, keyOf: (req: FastifyRequest) => string, windowSeconds = Math.ceil(windowMs / 1000)): Limiter => {
-    return async (req, units = 1) => {
-      // A Redis outage lets requests through rather than failing every call (availability over limits); the Redis
-      // client logs the outage (src/db/redis.ts).
-      const counted = await store.consume(`${policy}:${keyOf(req)}`, units, max, windowSeconds * 1000).catch(() => ({ current: 0, ttlMs: 0, consumed: true }));
-      const resetSeconds = Math.ceil(counted.ttlMs / 1000);
-      return { policy, limit: max, remaining: Math.max(0, max - counted.current), resetSeconds, windowSeconds, exceeded: !counted.consumed };
+    const check = app.createRateLimit({ max, timeWindow: windowSeconds * 1000, keyGenerator: (req) => `${policy}:${keyOf(req)}` });
+    const stateOf = (r: Awaited<ReturnType<typeof check>>): LimitState => {
+      if (r.isAllowed) return { policy, limit: max, remaining: max, resetSeconds: windowSeconds, windowSeconds, exceeded: false };
+      return { policy, limit: max, remaining: r.remaining, resetSeconds: r.ttlInSeconds, windowSeconds, exceeded: r.isExceeded };
     };
+    // Units of one batch are counted at once (pipelined on Redis); the highest count they reached decides.
+    const limiter = async (req: FastifyRequest, units = 1) => tightest((await Promise.all(Array.from({ length: units }, () => check(req)))).map(stateOf));
+    const read = async (req: FastifyRequest) => stateOf(await check(req, { increment: false }));
+    return Object.assign(limiter, { read });
   };
 
   return {

@@ -43,35 +43,53 @@ export function createRequestGuard(limiters: Limiters, authenticate: Authenticat
   };
 }
 
-/**
- * Counts the request (or `units` requests: the further messages of a batch) with one limiter, records the state for
- * the RateLimit headers, and refuses it past the limit; units that do not all fit are not taken.
- */
-export async function count(req: FastifyRequest, limiter: Limiter, units = 1): Promise<void> {
-  const state = await limiter(req, units);
+/** Counts the request with one limiter, records the state for the RateLimit headers, and refuses it past the limit. */
+export async function count(req: FastifyRequest, limiter: Limiter): Promise<void> {
+  const state = await limiter(req);
   req.rateLimits.push(state);
-  if (state.exceeded) {
-    const { 'Retry-After': retryAfter } = rateLimitHeaders([state]);
-    const exceeded = `Rate limit "${state.policy}" of ${state.limit} requests per ${state.windowSeconds} s exceeded`;
-    const detail = units === 1 ? `${exceeded}.` : `${exceeded} by this batch: its messages count one request each, ${state.remaining} are left; nothing in it ran.`;
-    throw new AppError('rate_limited', detail, { 'Retry-After': retryAfter });
-  }
+  if (state.exceeded) throw rateLimited(state, '.');
 }
+
+/** `units` requests to count on one limiter: a batch's further messages, or its calls of a tool with its own limit. */
+export type Charge = { limiter: Limiter; units: number };
 
 /**
  * The further messages of a multi-message body (the guard counted the request once on arrival), each counted by the
- * limiters that counted the request: all of them fit, or the whole body is refused before anything in it runs.
- * Anonymous callers may not batch.
+ * limiters that counted the request, plus `calls` (the body's calls of tools with their own limits), before anything
+ * in it runs. Every limiter is read first: a body that does not fit in what one of them has left is refused whole
+ * and counts nothing more. Otherwise its units are counted, and a body that requests counted at the same time
+ * pushed past a limit is refused too, its units spent like any refused request's: under a race a batch may be
+ * refused after counting, never run past a limit. Anonymous callers may not batch.
  */
-export async function countBatch(req: FastifyRequest, limiters: Limiters, messages: number): Promise<void> {
+export async function countBatch(req: FastifyRequest, limiters: Limiters, messages: number, calls: readonly Charge[]): Promise<void> {
   if (!req.principal) {
     throw new AppError('unauthorized', 'A JSON-RPC batch needs credentials: send each message in its own request, or an API key or access token.', {
       'WWW-Authenticate': 'Bearer realm="agent-api"',
     });
   }
-  if (messages <= 1) return;
-  await count(req, limiters.preauth, messages - 1);
-  await count(req, limiters.key, messages - 1);
+  const further = messages - 1;
+  const charges = [...(further > 0 ? [limiters.preauth, limiters.key].map((limiter) => ({ limiter, units: further })) : []), ...calls];
+  if (charges.length === 0) return;
+  const left = await Promise.all(charges.map(({ limiter }) => limiter.read(req)));
+  const short = left.findIndex((state, i) => state.remaining < charges[i].units);
+  if (short !== -1) {
+    const refused = { ...left[short], exceeded: true };
+    req.rateLimits.push(...left.with(short, refused));
+    throw rateLimited(refused, ` by this batch: its messages count one request each, ${refused.remaining} are left; nothing in it ran.`);
+  }
+  const counted = await Promise.all(charges.map(({ limiter, units }) => limiter(req, units)));
+  req.rateLimits.push(...counted);
+  const over = counted.find((state) => state.exceeded);
+  if (over) {
+    throw rateLimited(over, ' by this batch and requests counted at the same time: its messages were counted, one request each; nothing in it ran.');
+  }
+}
+
+function rateLimited(state: LimitState, how: string): AppError {
+  const { 'Retry-After': retryAfter } = rateLimitHeaders([state]);
+  return new AppError('rate_limited', `Rate limit "${state.policy}" of ${state.limit} requests per ${state.windowSeconds} s exceeded${how}`, {
+    'Retry-After': retryAfter,
+  });
 }
 
 /** Node keeps only the first of some duplicated headers (Authorization) and joins others, so count raw ones. */

@@ -147,7 +147,6 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
   async function countBatchCalls(req: FastifyRequest): Promise<void> {
     const body: unknown = req.body;
     if (!Array.isArray(body)) return;
-    await countBatch(req, limiters, body.length);
     const calls = new Map<string, { limit: ToolRateLimit; n: number }>();
     for (const message of body) {
       const name = calledToolOf(message, toolsetOf(req));
@@ -157,7 +156,7 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
       if (!tool || !limit || !(tool.anonymous || req.principal?.scopes.has(tool.scope))) continue;
       calls.set(tool.name, { limit, n: (calls.get(tool.name)?.n ?? 0) + 1 });
     }
-    for (const [name, { limit, n }] of calls) await count(req, limiters.tool(name, limit), n);
+    await countBatch(req, limiters, body.length, [...calls].map(([name, { limit, n }]) => ({ limiter: limiters.tool(name, limit), units: n })));
     counted.set(req, new Map([...calls].map(([name, { n }]) => [name, n])));
   }
 

@@ -1,14 +1,16 @@
 // A JSON-RPC batch (2025-03-26) counts as the requests it holds (docs/contract.md, rate limits): each message against
 // the pre-auth and key limits, before any of it runs; a batch that does not fit is refused whole; anonymous callers
-// may not batch. Run on both counter stores: in memory, and Redis (REDIS_URL) when redis-server is installed.
+// may not batch. Run on both of @fastify/rate-limit's stores: in memory, and Redis (REDIS_URL) when redis-server is
+// installed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem } from '../helpers/problem.ts';
 import { freePort } from '../helpers/processes.ts';
-import { memoryCounters, redisCounters, type CounterStore } from '../../src/http/rate-counter.ts';
+import { buildApp } from '../../src/app.ts';
 
 const haveRedis = spawnSync('redis-server', ['--version']).status === 0;
 const LIMITS = { RATE_LIMIT_ANON_MAX: '3', RATE_LIMIT_PREAUTH_MAX: '100', RATE_LIMIT_AUTH_MAX: '10' };
@@ -47,6 +49,18 @@ afterAll(async () => {
 
 const STORES = haveRedis ? (['memory', 'redis'] as const) : (['memory'] as const);
 
+const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const postTo = (app: FastifyInstance, body: unknown, key: string | undefined, ip: string) =>
+  app.inject({
+    method: 'POST',
+    url: '/api/mcp',
+    remoteAddress: ip,
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    payload: JSON.stringify(body),
+  });
+const keyRemaining = (res: { headers: Record<string, unknown> }) => Number(/"key";r=(\d+)/.exec(String(res.headers.ratelimit))?.[1]);
+const upserts = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => call(i + 1, 'categories.upsert', { slug: `${prefix}-${i}`, name: 'Batched' }));
+
 describe.each(STORES)('batches on the %s counters', (store) => {
   let t: TestApp;
   let queries = 0;
@@ -57,17 +71,7 @@ describe.each(STORES)('batches on the %s counters', (store) => {
     await t?.close();
   });
 
-  const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
-  const post = (body: unknown, key: string | undefined, ip: string) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/mcp',
-      remoteAddress: ip,
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(key ? { authorization: `Bearer ${key}` } : {}) },
-      payload: JSON.stringify(body),
-    });
-  const keyRemaining = (res: { headers: Record<string, unknown> }) => Number(/"key";r=(\d+)/.exec(String(res.headers.ratelimit))?.[1]);
-  const upserts = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => call(i + 1, 'categories.upsert', { slug: `${prefix}-${i}`, name: 'Batched' }));
+  const post = (body: unknown, key: string | undefined, ip: string) => postTo(t.app, body, key, ip);
   const categories = (prefix: string) => t.db.category.count({ where: { slug: { startsWith: `${prefix}-` } } });
 
   it('refuses an anonymous batch with 401 before anything runs, counting only the request', async () => {
@@ -127,41 +131,43 @@ describe.each(STORES)('batches on the %s counters', (store) => {
   });
 });
 
-describe.each(STORES)('%s counter store: N units at once or none', (store) => {
-  const make = (): CounterStore => (store === 'redis' ? redisCounters(redisClient(), `test-${Date.now()}:`) : memoryCounters(100));
-
-  it('takes units while they fit and refuses without taking what does not fit', async () => {
-    const counters = make();
-    expect(await counters.consume('a', 4, 10, 60_000)).toMatchObject({ current: 4, consumed: true });
-    expect(await counters.consume('a', 7, 10, 60_000)).toMatchObject({ current: 4, consumed: false });
-    const last = await counters.consume('a', 6, 10, 60_000);
-    expect(last).toMatchObject({ current: 10, consumed: true });
-    expect(last.ttlMs).toBeGreaterThan(50_000);
-    expect(last.ttlMs).toBeLessThanOrEqual(60_000);
-    expect(await counters.consume('a', 1, 10, 60_000)).toMatchObject({ current: 10, consumed: false });
-    expect(await counters.consume('b', 1, 10, 60_000)).toMatchObject({ current: 1, consumed: true });
-  });
-
-  it('never takes more than the limit under concurrent batches', async () => {
-    const counters = make();
-    const results = await Promise.all(Array.from({ length: 20 }, () => counters.consume('c', 3, 30, 60_000)));
-    expect(results.filter((r) => r.consumed)).toHaveLength(10);
-    expect(Math.max(...results.map((r) => r.current))).toBe(30);
-  });
-
-  it('starts a new window when the old one has ended', async () => {
-    const counters = make();
-    expect(await counters.consume('d', 2, 2, 200)).toMatchObject({ consumed: true });
-    expect(await counters.consume('d', 1, 2, 200)).toMatchObject({ consumed: false });
-    await new Promise((r) => setTimeout(r, 250));
-    expect(await counters.consume('d', 1, 2, 200)).toMatchObject({ current: 1, consumed: true });
-  });
+it.each(STORES)('runs no more calls than the key’s limit allows under 20 concurrent batches (%s counters)', async (store) => {
+  const app = await createTestApp({ env: { ...LIMITS, RATE_LIMIT_AUTH_MAX: '30' }, ...(store === 'redis' ? { redis: redisClient() } : {}) });
+  try {
+    const key = await app.key(['categories:write']);
+    const results = await Promise.all(Array.from({ length: 20 }, (_, b) => postTo(app.app, upserts(`rl-race-${b}`, 3), key, '10.9.1.1')));
+    const ran = results.filter((r) => r.statusCode === 200);
+    for (const refused of results.filter((r) => r.statusCode !== 200)) expectProblem(refused, 429, 'rate_limited');
+    // Counted once per batch (the old behaviour), all 20 batches and their 60 writes would have run.
+    const rows = await app.db.category.count({ where: { slug: { startsWith: 'rl-race-' } } });
+    expect(rows).toBe(ran.length * 3);
+    expect(rows).toBeGreaterThan(0);
+    expect(rows).toBeLessThanOrEqual(30);
+  } finally {
+    await app.close();
+  }
 });
 
-it.skipIf(!haveRedis)('shares the Redis counters between instances (two clients, one budget)', async () => {
-  const prefix = `shared-${Date.now()}:`;
-  const [a, b] = [redisCounters(redisClient(), prefix), redisCounters(redisClient(), prefix)];
-  await Promise.all([a.consume('k', 6, 10, 60_000), b.consume('k', 4, 10, 60_000)]);
-  expect(await a.consume('k', 1, 10, 60_000)).toMatchObject({ current: 10, consumed: false });
-  expect(Number(await redisClient().get(`${prefix}k`))).toBe(10);
+it.skipIf(!haveRedis)('shares one budget between two app instances on one Redis', async () => {
+  const a = await createTestApp({ env: LIMITS, redis: redisClient() });
+  const b = await buildApp(a.config, { db: a.db, redis: redisClient() });
+  try {
+    const key = await a.key(['categories:write']);
+    const inject = (app: FastifyInstance, body: unknown) => postTo(app, body, key, '10.9.2.1');
+    const first = await inject(a.app, upserts('rl-shared-a', 6));
+    expect(first.statusCode, first.body).toBe(200);
+    expect(keyRemaining(first)).toBe(4);
+    // On b: the request counts one (7), its 4 further messages do not fit in the 3 then left.
+    const refused = await inject(b, upserts('rl-shared-b', 5));
+    expect(expectProblem(refused, 429, 'rate_limited').detail).toMatch(/3 are left; nothing in it ran/);
+    const fits = await inject(b, upserts('rl-shared-c', 3));
+    expect(fits.statusCode, fits.body).toBe(200);
+    expect(keyRemaining(fits)).toBe(0);
+    expectProblem(await inject(a.app, call(1, 'products.search')), 429, 'rate_limited');
+    expect(await a.db.category.count({ where: { slug: { startsWith: 'rl-shared-' } } })).toBe(9);
+    expect(await a.db.category.count({ where: { slug: { startsWith: 'rl-shared-b-' } } })).toBe(0);
+  } finally {
+    await b.close();
+    await a.close();
+  }
 });
