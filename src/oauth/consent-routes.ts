@@ -10,6 +10,7 @@ import { isScope, type Scope } from '../registry/scopes.ts';
 import type { AuthorizationServer } from './authorization-server.ts';
 import { CONSENT_HEADERS, renderConsentPage, renderErrorPage, type ConsentView } from './consent-page.ts';
 import { recordGrant } from './grant-admin.ts';
+import { pinOrigin } from './request-origin.ts';
 import { INTERACTION_PATH } from './provider.ts';
 import { SCOPE_WORDS } from './scope-words.ts';
 
@@ -78,7 +79,9 @@ export function registerConsentRoutes(app: FastifyInstance, opts: { server: Auth
   });
 
   async function interactionOf(req: FastifyRequest<WithUid>, reply: FastifyReply): Promise<{ provider: Provider; interaction: Interaction } | { page: FastifyReply }> {
-    const provider = await server.providerFor(baseUrlOf(req, config));
+    const baseUrl = baseUrlOf(req, config);
+    const provider = await server.providerFor(baseUrl);
+    pinOrigin(req, baseUrl);
     try {
       const interaction = await provider.interactionDetails(req.raw, reply.raw);
       if (interaction.uid === req.params.uid) return { provider, interaction };
