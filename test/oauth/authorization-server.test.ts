@@ -152,6 +152,21 @@ describe('the consent form', () => {
     expect(page.html).not.toMatch(/<script/i);
   });
 
+  it('says plainly when a redirect URI is on another host than the client claims, and names that host first', async () => {
+    const viaUri = await registerClient(base, 'Helpful Agent', CALLBACK_URL, { client_uri: 'https://app.example/about' });
+    const viaName = await registerClient(base, 'app.example');
+    for (const id of [viaUri, viaName]) {
+      const page = await openConsentPage(authorizeUrl({ client_id: id }).url);
+      expect(page.status).toBe(200);
+      expect(page.html).toContain('<p class="warning" role="alert"><strong>This app will send you back to 127.0.0.1:9, not to app.example.</strong>');
+      expect(page.html).toContain('<h1>Allow <strong>127.0.0.1:9</strong> to use your shop?</h1>');
+      expect(page.html).not.toContain('<strong>app.example</strong>');
+    }
+    const same = await registerClient(base, 'Local Agent', CALLBACK_URL, { client_uri: 'http://127.0.0.1/' });
+    expect((await openConsentPage(authorizeUrl({ client_id: same }).url)).html).not.toContain('class="warning"');
+    expect((await openConsentPage(authorizeUrl().url)).html).not.toContain('class="warning"');
+  });
+
   it('sends its page with a script-free CSP, no framing and no caching', async () => {
     const page = await openConsentPage(authorizeUrl().url);
     const res = await fetch(page.url, { headers: { cookie: page.jar.header() } });
