@@ -103,6 +103,7 @@ export async function startService(databaseUrl: string, label: string, extraEnv:
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
     PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'warn',
     RATE_LIMIT_ANON_MAX: limit,

@@ -10,6 +10,7 @@ import { rateLimitHeaders } from './http/rate-limit-headers.ts';
 import { createLimiters } from './http/rate-limit.ts';
 import { createRequestGuard } from './http/request-guard.ts';
 import { newRequestId } from './http/request-id.ts';
+import { answerClientError } from './http/client-error.ts';
 import { registerToolRoutes } from './http/tool-routes.ts';
 import { registerDiscoveryRoutes } from './http/discovery-routes.ts';
 import { PATHS } from './http/paths.ts';
@@ -57,6 +58,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
+    clientErrorHandler: answerClientError,
   });
 
   logTraceparent(app);

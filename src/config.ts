@@ -197,6 +197,11 @@ function crossFieldProblems(e: z.infer<typeof ConfigSchema>, nodeEnv: string | u
   if (allowPrivate && nodeEnv === 'production') {
     problems.push('OUTBOUND_ALLOW_PRIVATE: must not be 1 when NODE_ENV=production (it lets outbound calls reach private networks)');
   }
+  // OAuth is always on (the built-in authorization server, or OAUTH_ISSUER's tokens): its issuer and token audience
+  // are this origin, which without the setting would come from each request's Host header.
+  if (!e.PUBLIC_BASE_URL && nodeEnv === 'production') {
+    problems.push('PUBLIC_BASE_URL: required when NODE_ENV=production (the OAuth issuer and token audience must not come from the Host header); set it to the https URL clients reach the service at');
+  }
   for (const name of ['OPENVERSE_API_URL', 'UNSPLASH_API_URL', 'PEXELS_API_URL'] as const) {
     if (!e[name].startsWith('https://') && !(allowPrivate && e[name].startsWith('http://'))) {
       problems.push(`${name}: must be an https URL (plain http only with OUTBOUND_ALLOW_PRIVATE=1)`);

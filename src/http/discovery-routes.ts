@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import { AppError, PROBLEMS, type ProblemCode } from '../errors.ts';
 import { buildDocument, OPENAPI_CONTENT_TYPE, withServer, type OpenApiDocument } from '../openapi/build-document.ts';
 import type { Tool } from '../registry/define-tool.ts';
-import { baseUrlOf } from './base-url.ts';
+import { baseUrlOf, originVary } from './base-url.ts';
 import { HTML_CSP, renderProblemIndex, renderProblemPage } from './docs-page.ts';
 import { PATHS } from './paths.ts';
 
@@ -11,7 +11,7 @@ const LINKSET_TYPE = 'application/linkset+json; profile="https://www.rfc-editor.
 const HTML_HEADERS = { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': HTML_CSP, 'Cache-Control': 'public, max-age=300' };
 
 /** Discovery documents are public, cacheable and readable from any browser origin. */
-const DISCOVERY_HEADERS = {
+const CORS_CACHEABLE = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'GET',
   'Access-Control-Allow-Headers': 'Content-Type',
@@ -33,6 +33,8 @@ export type McpDiscoveryDocuments = {
  */
 export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Config; tools: readonly Tool[]; mcp: McpDiscoveryDocuments }): void {
   const { config, mcp } = opts;
+  // Every document below but the problem pages names the service's origin.
+  const discoveryHeaders = { ...CORS_CACHEABLE, ...originVary(config) };
   // Built on first use, not in buildApp: generating the document takes ~1 s cold, which every test app would pay.
   // `servers` names the origin clients reach the service at (PUBLIC_BASE_URL, else the request's own), so the
   // serialized copy is remembered for the last origin asked for.
@@ -51,7 +53,7 @@ export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Co
 
   app.get(PATHS.openapi, async (req, reply) =>
     reply
-      .headers({ 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'public, max-age=300', Vary: 'Host' })
+      .headers({ 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'public, max-age=300', ...originVary(config) })
       .type(OPENAPI_CONTENT_TYPE)
       .send(documentFor(baseUrlOf(req, config))),
   );
@@ -59,7 +61,7 @@ export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Co
   // Fastify answers HEAD from this GET route with the same headers, so HEAD carries the rel="api-catalog" Link too.
   app.get(PATHS.apiCatalog, async (req, reply) => {
     const base = baseUrlOf(req, config);
-    reply.headers({ ...DISCOVERY_HEADERS, Link: `<${base}${PATHS.apiCatalog}>; rel="api-catalog"` });
+    reply.headers({ ...discoveryHeaders, Link: `<${base}${PATHS.apiCatalog}>; rel="api-catalog"` });
     return sendJson(reply, LINKSET_TYPE, apiCatalog(base, mcp.serverCardType));
   });
 
@@ -75,9 +77,9 @@ export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Co
   // The earlier card paths answer the very same bytes, typed as plain JSON as they always were.
   const cardRoutes: [string, string][] = [[PATHS.mcpServerCard, mcp.serverCardType], ...PATHS.legacyServerCards.map((p): [string, string] => [p, 'application/json'])];
   for (const [path, type] of cardRoutes) {
-    app.get(path, async (req, reply) => sendJson(reply.headers(DISCOVERY_HEADERS), type, mcp.serverCard(baseUrlOf(req, config))));
+    app.get(path, async (req, reply) => sendJson(reply.headers(discoveryHeaders), type, mcp.serverCard(baseUrlOf(req, config))));
   }
-  app.get(PATHS.mcpCatalog, async (req, reply) => sendJson(reply.headers(DISCOVERY_HEADERS), 'application/json', mcp.catalog(baseUrlOf(req, config))));
+  app.get(PATHS.mcpCatalog, async (req, reply) => sendJson(reply.headers(discoveryHeaders), 'application/json', mcp.catalog(baseUrlOf(req, config))));
 }
 
 /**

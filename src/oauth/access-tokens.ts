@@ -85,9 +85,17 @@ export function createLocalTokenVerifier(db: Db, server: AuthorizationServer): A
 }
 
 /**
+ * Signature algorithms accepted from an external issuer: asymmetric ones only (a symmetric HS* key would be a secret
+ * shared with every resource server; `none` is no signature).
+ */
+const EXTERNAL_TOKEN_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
+
+/**
  * Tokens of an external authorization server (OAUTH_ISSUER): JWTs verified with its published keys (jose), issued
- * by it, for one of this service's URLs, unexpired. Scopes come from the `scope` claim (space-separated) or an
- * `scp` array; names we do not know are ignored. Revocation is the issuer's business: keep its tokens short-lived.
+ * by it, for one of this service's URLs, signed with an algorithm of EXTERNAL_TOKEN_ALGORITHMS, typed as access tokens
+ * (`typ: at+jwt`, RFC 9068, so an ID token or another JWT of the issuer is never taken for one) and carrying an
+ * unexpired `exp` (a token without one would never expire). Scopes come from the `scope` claim (space-separated) or
+ * an `scp` array; names we do not know are ignored. Revocation is the issuer's business: keep its tokens short-lived.
  */
 export function createJwtTokenVerifier(issuer: string, fetchJson: (url: string) => Promise<unknown>): AccessTokenVerifier {
   let keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
@@ -100,7 +108,13 @@ export function createJwtTokenVerifier(issuer: string, fetchJson: (url: string) 
     async verify(token, baseUrl) {
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(token, await keySet(), { issuer, audience: resourcesOf(baseUrl) }));
+        ({ payload } = await jwtVerify(token, await keySet(), {
+          issuer,
+          audience: resourcesOf(baseUrl),
+          algorithms: EXTERNAL_TOKEN_ALGORITHMS,
+          typ: 'at+jwt',
+          requiredClaims: ['exp'],
+        }));
       } catch {
         return null;
       }

@@ -10,8 +10,12 @@ import { issuerOf } from './resources.ts';
 
 /** How often an instance looks for keys rotated elsewhere (the CLI, another instance). */
 const KEY_CHECK_MS = 60_000;
-/** Without PUBLIC_BASE_URL each Host gets its own issuer; bound them so odd Host headers cannot pile up. */
-const MAX_ISSUERS = 8;
+/**
+ * Without PUBLIC_BASE_URL each origin (Host, or a trusted proxy's forwarded host) gets its own issuer. At most this
+ * many are kept, the least recently used going first, so a stream of made-up Host headers costs one rebuild each
+ * and never grows memory.
+ */
+export const MAX_ISSUERS = 16;
 
 type Entry = { provider: Provider; handle: (req: IncomingMessage, res: ServerResponse) => void };
 
@@ -38,13 +42,17 @@ export class AuthorizationServer {
   private async entryFor(baseUrl: string): Promise<Entry> {
     const keys = await this.currentKeys();
     let entry = this.entries.get(baseUrl);
-    if (!entry) {
-      if (this.entries.size >= MAX_ISSUERS) this.entries.clear();
+    if (entry) {
+      // A Map iterates in insertion order: re-inserting makes this the most recently used.
+      this.entries.delete(baseUrl);
+    } else {
       const library = await loadOidcProvider(this.deps.log);
       const provider = createProvider(library, issuerOf(baseUrl), baseUrl, { ...this.deps, keys });
       entry = { provider, handle: provider.callback() };
-      this.entries.set(baseUrl, entry);
+      const oldest = this.entries.keys().next();
+      if (this.entries.size >= MAX_ISSUERS && !oldest.done) this.entries.delete(oldest.value);
     }
+    this.entries.set(baseUrl, entry);
     return entry;
   }
 

@@ -8,8 +8,9 @@ import type { Db } from '../db/client.ts';
 import { baseUrlOf } from '../http/base-url.ts';
 import { isScope, type Scope } from '../registry/scopes.ts';
 import type { AuthorizationServer } from './authorization-server.ts';
-import { CONSENT_HEADERS, renderConsentPage, renderErrorPage, type ConsentView } from './consent-page.ts';
+import { CONSENT_HEADERS, describeClient, renderConsentPage, renderErrorPage, type ConsentView } from './consent-page.ts';
 import { recordGrant } from './grant-admin.ts';
+import { pinOrigin } from './request-origin.ts';
 import { INTERACTION_PATH } from './provider.ts';
 import { SCOPE_WORDS } from './scope-words.ts';
 
@@ -78,7 +79,9 @@ export function registerConsentRoutes(app: FastifyInstance, opts: { server: Auth
   });
 
   async function interactionOf(req: FastifyRequest<WithUid>, reply: FastifyReply): Promise<{ provider: Provider; interaction: Interaction } | { page: FastifyReply }> {
-    const provider = await server.providerFor(baseUrlOf(req, config));
+    const baseUrl = baseUrlOf(req, config);
+    const provider = await server.providerFor(baseUrl);
+    pinOrigin(req, baseUrl);
     try {
       const interaction = await provider.interactionDetails(req.raw, reply.raw);
       if (interaction.uid === req.params.uid) return { provider, interaction };
@@ -141,16 +144,15 @@ export function registerConsentRoutes(app: FastifyInstance, opts: { server: Auth
 
 async function consentView(provider: Provider, interaction: Interaction, action: string, csrfToken: string): Promise<ConsentView> {
   const clientId = String(interaction.params.client_id);
-  const redirectUri = String(interaction.params.redirect_uri ?? '');
   const client = await provider.Client.find(clientId);
-  const byDocument = URL.canParse(clientId) && new URL(clientId).protocol === 'https:';
+  const redirectUri = String(interaction.params.redirect_uri ?? '') || (client?.redirectUris?.[0] ?? '');
+  const clientName = client?.clientName ?? null;
   return {
     action,
     csrfToken,
-    clientHost: byDocument ? new URL(clientId).host : URL.canParse(redirectUri) ? new URL(redirectUri).host : clientId,
-    clientKind: byDocument ? 'identified by its client metadata document' : 'registered itself with this shop; its identity is not verified',
-    clientName: client?.clientName ?? null,
-    redirectUri: redirectUri || (client?.redirectUris?.[0] ?? ''),
+    ...describeClient({ clientId, clientName, clientUri: client?.clientUri ?? null, redirectUri, redirectUris: client?.redirectUris ?? [] }),
+    clientName,
+    redirectUri,
     resource: requestedResources(interaction).join(', '),
     scopes: requestedScopes(interaction).map((scope) => ({ scope, words: SCOPE_WORDS[scope] })),
   };

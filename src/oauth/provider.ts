@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { SCOPES } from '../registry/scopes.ts';
 import { createAdapterFactory } from './adapter.ts';
-import { renderErrorPage } from './consent-page.ts';
+import { sendErrorPage, showAuthorizationErrorsAsPage } from './authorization-errors.ts';
 import { markGrantRevoked } from './grant-admin.ts';
 import type { AuthorizationServerKeys } from './keys.ts';
 import type { OidcProviderModule } from './library.ts';
@@ -87,11 +87,7 @@ export function createProvider(library: OidcProviderModule, issuer: string, base
     routes: { authorization: '/authorize', token: '/token', registration: '/register', revocation: '/revoke', jwks: '/jwks' },
     fetch: deps.fetch,
     fetchResponseBodyLimits: { 'client_id metadata document': CIMD_BODY_LIMIT },
-    renderError: async (ctx, out) => {
-      ctx.type = 'html';
-      ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
-      ctx.body = renderErrorPage(out.error, out.error_description);
-    },
+    renderError: async (ctx, out) => sendErrorPage(ctx, out.error, out.error_description),
     features: {
       devInteractions: { enabled: false },
       rpInitiatedLogout: { enabled: false },
@@ -120,8 +116,10 @@ export function createProvider(library: OidcProviderModule, issuer: string, base
   };
 
   const provider = new library.Provider(issuer, configuration);
-  // Behind a TLS terminator (an https PUBLIC_BASE_URL) the scheme comes from X-Forwarded-Proto.
-  provider.proxy = issuer.startsWith('https:');
+  // The forwarded headers it then reads are never the peer's: pinOrigin (request-origin.ts) writes them from
+  // PUBLIC_BASE_URL or what TRUST_PROXY allows, before every request the library sees.
+  provider.proxy = true;
+  showAuthorizationErrorsAsPage(provider);
   provider.on('server_error', (_ctx, err) => deps.log.error({ err }, 'authorization server error'));
   // Revocation (RFC 7009) and refresh-token reuse end the whole grant inside the library; mirror that in ours.
   provider.on('grant.revoked', (_ctx, grantId: string) => {

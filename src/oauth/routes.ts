@@ -2,11 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyStore } from '../auth/key-store.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { baseUrlOf } from '../http/base-url.ts';
+import { baseUrlOf, originVary } from '../http/base-url.ts';
 import { SCOPES } from '../registry/scopes.ts';
 import { createJwtTokenVerifier, createLocalTokenVerifier, type AccessTokenVerifier } from './access-tokens.ts';
 import { AuthorizationServer } from './authorization-server.ts';
 import { registerConsentRoutes } from './consent-routes.ts';
+import { pinOrigin } from './request-origin.ts';
 import {
   AUTHORIZATION_SERVER_METADATA_PATH,
   OAUTH_PATH,
@@ -19,7 +20,7 @@ import {
 } from './resources.ts';
 
 /** Discovery documents are public, cacheable and readable from any browser origin. */
-const DISCOVERY_HEADERS = {
+const CORS_CACHEABLE = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'GET',
   'Access-Control-Allow-Headers': 'Content-Type, MCP-Protocol-Version',
@@ -38,10 +39,11 @@ export function registerOAuth(app: FastifyInstance, deps: OAuthDeps): AccessToke
   const { config } = deps;
   const external = config.oauth.issuer;
   const authorizationServerOf = (req: FastifyRequest) => external ?? issuerOf(baseUrlOf(req, config));
+  const discoveryHeaders = { ...CORS_CACHEABLE, ...originVary(config) };
 
   for (const resource of PROTECTED_RESOURCES) {
     app.get(`${PROTECTED_RESOURCE_METADATA_PATH}${resource.path}`, async (req, reply) =>
-      reply.headers(DISCOVERY_HEADERS).send(protectedResourceMetadata(baseUrlOf(req, config), resource, authorizationServerOf(req))),
+      reply.headers(discoveryHeaders).send(protectedResourceMetadata(baseUrlOf(req, config), resource, authorizationServerOf(req))),
     );
   }
   addResourceMetadataToChallenges(app, config);
@@ -54,9 +56,12 @@ export function registerOAuth(app: FastifyInstance, deps: OAuthDeps): AccessToke
   // The library is a Koa app: it gets the raw request with its body unread, and the URL below /oauth that its
   // router matches (originalUrl keeps the full one, from which it derives the mount path for the URLs it builds).
   const passThrough = async (req: FastifyRequest, reply: FastifyReply, url: string) => {
-    const handle = await server.handlerFor(baseUrlOf(req, config));
+    const baseUrl = baseUrlOf(req, config);
+    const handle = await server.handlerFor(baseUrl);
+    pinOrigin(req, baseUrl);
     reply.hijack();
     reply.raw.setHeader('X-Request-Id', req.id);
+    for (const [name, value] of Object.entries(originVary(config))) reply.raw.setHeader(name, value);
     Object.assign(req.raw, { originalUrl: `${OAUTH_PATH}${url}` });
     req.raw.url = url;
     await handle(req.raw, reply.raw);

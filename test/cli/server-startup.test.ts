@@ -53,7 +53,7 @@ describe('server start-up output', () => {
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
       const server = inTerminal(SERVER, {
-        DATABASE_URL: database.url, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info',
+        DATABASE_URL: database.url, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), PUBLIC_BASE_URL: base, LOG_LEVEL: 'info',
         ...(colour ? {} : { NO_COLOR: '1' }),
       });
       await server.waitFor((out) => out.includes('Agent API is ready:'));

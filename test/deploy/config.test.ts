@@ -15,6 +15,18 @@ describe('configuration checked at start (src/config.ts)', () => {
     expect(run).toEqual({ code: 1, stdout: '', stderr: `${line}\n` });
   });
 
+  it('NODE_ENV=production without PUBLIC_BASE_URL stops the start with one line naming it', () => {
+    const run = runServerUntilExit({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/never', PUBLIC_BASE_URL: undefined });
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'Invalid setting PUBLIC_BASE_URL: required when NODE_ENV=production (the OAuth issuer and token audience must not come from the Host header); set it to the https URL clients reach the service at.\n',
+    });
+    expect(loadConfig({ NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://shop.example.com/' }).publicBaseUrl).toBe('https://shop.example.com');
+    expect(loadConfig({ NODE_ENV: 'development' }).publicBaseUrl).toBeUndefined();
+  });
+
   it('never repeats the rejected value, which may be a secret', () => {
     expect(() => loadConfig({ REDIS_URL: 's3cret-password' })).toThrow(new SetupError('Invalid setting REDIS_URL: expected a redis:// or rediss:// URL.'));
   });

@@ -25,11 +25,16 @@ export async function createDeployApp(env: Record<string, string> = {}, deps: Om
   };
 }
 
-/** `node src/server.ts` with only `env` (plus PATH, HOME and NODE_ENV=production) until it exits by itself. */
-export function runServerUntilExit(env: Record<string, string>): { code: number | null; stdout: string; stderr: string } {
+/**
+ * `node src/server.ts` with only `env` (plus PATH, HOME, NODE_ENV=production and the PUBLIC_BASE_URL production
+ * requires; a value of undefined leaves a variable out) until it exits by itself.
+ */
+export function runServerUntilExit(env: Record<string, string | undefined>): { code: number | null; stdout: string; stderr: string } {
+  const merged: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PUBLIC_BASE_URL: 'http://127.0.0.1', ...env };
+  for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', ...env },
+    env: merged,
     encoding: 'utf8',
     timeout: 40_000,
   });

@@ -94,6 +94,8 @@ async function waitFor<T>(what: string, probe: () => Promise<T>, done: (v: T) =>
 async function startInstance(name: 'a' | 'b') {
   instances[name].server = await startServerProcess(['--import', 'tsx', 'src/server.ts'], {
     PORT: String(instances[name].port),
+    // Both instances are one service at the balancer's address, as a deployment configures them.
+    PUBLIC_BASE_URL: `http://127.0.0.1:${haproxy.port}`,
     DATABASE_URL: database.url,
     REDIS_URL: `redis://127.0.0.1:${redis.port}`,
     TRUST_PROXY: '127.0.0.1',

@@ -63,7 +63,7 @@ describe.skipIf(!isRoot)('npm start as root inside a 0700 folder', () => {
   it('stops with one line naming the cause and the fix when PG_RUNTIME_DIR is out of reach too', { timeout: 60_000 }, () => {
     const run = spawnSync(process.execPath, ['.build/src/server.mjs'], {
       cwd: project,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: '0', DATA_DIR: '.data-2', PG_RUNTIME_DIR: path.join(closed, 'runtime') },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PUBLIC_BASE_URL: 'http://127.0.0.1', PORT: '0', DATA_DIR: '.data-2', PG_RUNTIME_DIR: path.join(closed, 'runtime') },
       encoding: 'utf8',
       timeout: 50_000,
     });

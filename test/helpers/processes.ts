@@ -42,8 +42,9 @@ export type ServerProcess = {
 
 /**
  * Runs the server as its own process (`node <args>` in the repository, or `<command> <args>`; NODE_ENV=production on
- * 127.0.0.1 and a free port unless env.PORT names one; `env` adds to or overrides that, and a value of undefined
- * removes an inherited variable) and resolves once GET /health answers 200.
+ * 127.0.0.1 and a free port unless env.PORT names one, with PUBLIC_BASE_URL, which production requires, naming that
+ * address; `env` adds to or overrides that, and a value of undefined removes an inherited variable) and resolves once
+ * GET /health answers 200.
  */
 export async function startServerProcess(
   args: string[],
@@ -52,7 +53,9 @@ export async function startServerProcess(
   command = process.execPath,
 ): Promise<ServerProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const merged: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env };
+  const merged: NodeJS.ProcessEnv = {
+    ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', ...env,
+  };
   for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
   const child = spawn(command, args, { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

@@ -31,11 +31,20 @@ function authorizeUrl(params: Record<string, string | undefined> = {}) {
   return authorizationRequest(base, { client_id: clientId, scope: 'catalog:read features:read features:write', resource: `${base}/api/mcp`, ...params });
 }
 
-/** The redirect the authorization endpoint answers with (an error to the client, or to the consent page). */
-async function authorizeRedirect(params: Record<string, string | undefined>) {
-  const res = await fetch(authorizeUrl(params).url, { redirect: 'manual' });
-  expect(res.status).toBe(303);
-  return new URL(res.headers.get('location')!);
+/**
+ * A refused authorization request: an error page of this service (RFC 9700 §4.11.2), never a redirect to the
+ * client's redirect URI, whose owner the operator has not seen yet. Returns the error code the page names.
+ */
+async function authorizeRefusal(url: URL) {
+  const res = await fetch(url, { redirect: 'manual' });
+  expect(res.status).toBe(400);
+  expect(res.headers.get('location')).toBeNull();
+  expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+  expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'unsafe-inline'");
+  const html = await res.text();
+  expect(html).toContain('<h1>Authorization failed</h1>');
+  expect(html).not.toContain(CALLBACK_URL);
+  return /<p><code>([a-z_]+)<\/code><\/p>/.exec(html)?.[1];
 }
 
 describe('metadata', () => {
@@ -104,18 +113,30 @@ describe('/api/mcp/admin', () => {
 
 describe('authorization requests', () => {
   it('requires PKCE with S256: none or plain is refused', async () => {
-    const missing = await authorizeRedirect({ code_challenge: undefined, code_challenge_method: undefined });
-    expect(missing.searchParams.get('error')).toBe('invalid_request');
-    const plain = await authorizeRedirect({ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' });
-    expect(plain.searchParams.get('error')).toBe('invalid_request');
-    expect(plain.searchParams.get('iss')).toBe(`${base}/oauth`);
+    expect(await authorizeRefusal(authorizeUrl({ code_challenge: undefined, code_challenge_method: undefined }).url)).toBe('invalid_request');
+    expect(await authorizeRefusal(authorizeUrl({ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }).url)).toBe('invalid_request');
   });
 
   it('requires a resource, and only this service’s URLs', async () => {
-    const none = await authorizeRedirect({ resource: undefined });
-    expect(none.searchParams.get('error')).toBe('invalid_target');
-    const other = await authorizeRedirect({ resource: 'https://other.example/api/mcp' });
-    expect(other.searchParams.get('error')).toBe('invalid_target');
+    expect(await authorizeRefusal(authorizeUrl({ resource: undefined }).url)).toBe('invalid_target');
+    expect(await authorizeRefusal(authorizeUrl({ resource: 'https://other.example/api/mcp' }).url)).toBe('invalid_target');
+  });
+
+  it('shows every error before the operator’s answer as a page, never redirecting to the client (RFC 9700 §4.11.2)', async () => {
+    // A client anyone registered, whose redirect URI the request names exactly: still not redirected to.
+    const evil = await registerClient(base, 'Open redirect', 'https://evil.example/phish');
+    const asEvil = authorizationRequest(base, { client_id: evil, redirect_uri: 'https://evil.example/phish', scope: 'catalog:read' });
+    for (const params of [{}, { resource: 'https://other.example/api/mcp' }, { code_challenge_method: 'plain' }, { response_type: 'token' }, { prompt: 'none', resource: `${base}/api/mcp` }]) {
+      const url = new URL(asEvil.url);
+      for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+      const res = await fetch(url, { redirect: 'manual' });
+      expect(res.status, JSON.stringify(params)).toBe(400);
+      expect(res.headers.get('location'), JSON.stringify(params)).toBeNull();
+      expect(await res.text()).not.toContain('evil.example');
+    }
+    // An unknown client, and a redirect URI the client did not register, with a missing resource besides.
+    expect(await authorizeRefusal(authorizeUrl({ client_id: 'no-such-client', resource: undefined }).url)).toBe('invalid_client');
+    expect(await authorizeRefusal(authorizeUrl({ redirect_uri: 'https://evil.example/cb', resource: undefined }).url)).toBe('invalid_redirect_uri');
   });
 });
 
@@ -129,6 +150,21 @@ describe('the consent form', () => {
     expect(page.html).not.toContain('<img');
     expect(page.html).toContain('Read the product catalog <code>catalog:read</code>');
     expect(page.html).not.toMatch(/<script/i);
+  });
+
+  it('says plainly when a redirect URI is on another host than the client claims, and names that host first', async () => {
+    const viaUri = await registerClient(base, 'Helpful Agent', CALLBACK_URL, { client_uri: 'https://app.example/about' });
+    const viaName = await registerClient(base, 'app.example');
+    for (const id of [viaUri, viaName]) {
+      const page = await openConsentPage(authorizeUrl({ client_id: id }).url);
+      expect(page.status).toBe(200);
+      expect(page.html).toContain('<p class="warning" role="alert"><strong>This app will send you back to 127.0.0.1:9, not to app.example.</strong>');
+      expect(page.html).toContain('<h1>Allow <strong>127.0.0.1:9</strong> to use your shop?</h1>');
+      expect(page.html).not.toContain('<strong>app.example</strong>');
+    }
+    const same = await registerClient(base, 'Local Agent', CALLBACK_URL, { client_uri: 'http://127.0.0.1/' });
+    expect((await openConsentPage(authorizeUrl({ client_id: same }).url)).html).not.toContain('class="warning"');
+    expect((await openConsentPage(authorizeUrl().url)).html).not.toContain('class="warning"');
   });
 
   it('sends its page with a script-free CSP, no framing and no caching', async () => {

@@ -154,14 +154,15 @@ export async function startHttpsServer(handler: Parameters<typeof createServer>[
   return { server, origin: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, caFile: cert };
 }
 
-/** Registers a public client (RFC 7591) that redirects to CALLBACK_URL; returns its client_id. */
-export async function registerClient(base: string, name = 'Test Client'): Promise<string> {
+/** Registers a public client (RFC 7591) that redirects to `redirectUri`; returns its client_id. */
+export async function registerClient(base: string, name = 'Test Client', redirectUri = CALLBACK_URL, extra: Record<string, string> = {}): Promise<string> {
   const res = await fetch(`${base}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
+      ...extra,
       client_name: name,
-      redirect_uris: [CALLBACK_URL],
+      redirect_uris: [redirectUri],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
