@@ -28,9 +28,8 @@ export function createAdapterFactory(deps: AdapterDeps): (model: string) => Adap
 }
 
 class PrismaAdapter implements Adapter {
-  private readonly secretIds: boolean;
-
   private readonly db: Db;
+  private readonly secretIds: boolean;
 
   constructor(
     private readonly deps: AdapterDeps,
