@@ -86,7 +86,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const limiters = await createLimiters(app, config, deps.redis);
   const keys = new KeyStore(deps.db);
-  const tokens = registerOAuth(app, { config, db: deps.db, keys, fetch: cimdFetch(config) });
+  const tokens = registerOAuth(app, { config, db: deps.db, keys, fetch: cimdFetch(config), limiters });
   const authenticate = bearerAuthenticator(keys, tokens, config);
   const guard = createRequestGuard(limiters, authenticate);
   const invokeDeps = { db: deps.db, config };

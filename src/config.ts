@@ -33,6 +33,9 @@ const ConfigSchema = z.object({
   RATE_LIMIT_ANON_MAX: positiveInt.default(60).describe('a positive whole number of requests'),
   RATE_LIMIT_PREAUTH_MAX: positiveInt.default(120).describe('a positive whole number of requests'),
   RATE_LIMIT_AUTH_MAX: positiveInt.default(600).describe('a positive whole number of requests'),
+  RATE_LIMIT_OAUTH_REGISTER_MAX: positiveInt.default(20).describe('a positive whole number of registrations per hour'),
+  RATE_LIMIT_OAUTH_AUTHORIZE_MAX: positiveInt.default(60).describe('a positive whole number of requests'),
+  RATE_LIMIT_OAUTH_TOKEN_MAX: positiveInt.default(120).describe('a positive whole number of requests'),
   REDIS_URL: z.string().url().optional().describe('a redis:// or rediss:// URL'),
   DB_POOL_MAX: positiveInt.default(10).describe('a positive whole number of connections'),
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576).describe('a positive whole number of bytes'),
@@ -87,6 +90,8 @@ export type Config = Readonly<{
   logLevel: Settings['LOG_LEVEL'];
   publicBaseUrl: string | undefined;
   rateLimit: Readonly<{ windowMs: number; anonMax: number; preauthMax: number; authMax: number }>;
+  /** Per-IP limits of the built-in authorization server: registrations per hour, the others per rate-limit window. */
+  oauthRateLimit: Readonly<{ registerMax: number; authorizeMax: number; tokenMax: number }>;
   redisUrl: string | undefined;
   dbPoolMax: number;
   bodyLimitBytes: number;
@@ -161,6 +166,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       anonMax: e.RATE_LIMIT_ANON_MAX,
       preauthMax: e.RATE_LIMIT_PREAUTH_MAX,
       authMax: e.RATE_LIMIT_AUTH_MAX,
+    }),
+    oauthRateLimit: Object.freeze({
+      registerMax: e.RATE_LIMIT_OAUTH_REGISTER_MAX,
+      authorizeMax: e.RATE_LIMIT_OAUTH_AUTHORIZE_MAX,
+      tokenMax: e.RATE_LIMIT_OAUTH_TOKEN_MAX,
     }),
     redisUrl: e.REDIS_URL,
     dbPoolMax: e.DB_POOL_MAX,

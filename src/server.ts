@@ -7,6 +7,7 @@ import { serviceSafeFetch } from './outbound/service-client.ts';
 import { connectRedis } from './db/redis.ts';
 import type { Lifecycle } from './http/health.ts';
 import { createMetrics } from './metrics/metrics.ts';
+import { startOAuthHousekeeping } from './oauth/housekeeping.ts';
 import { serveMetrics } from './metrics/server.ts';
 import { listenFailure, SetupError } from './setup-error.ts';
 import { onShutdownSignal } from './shutdown.ts';
@@ -65,6 +66,11 @@ try {
   // Closed after the app (closers run in reverse): deliveries in flight finish before the database goes.
   const webhooks = startDeliveryWorker({ db: workerDb, config, log: app.log, fetch: serviceSafeFetch(config) });
   closers.push(() => webhooks.stop());
+  // Expired authorization-server records and registered clients unused for 7 days (docs/oauth.md).
+  if (!config.oauth.issuer) {
+    const housekeeping = startOAuthHousekeeping({ db, log: app.log });
+    closers.push(() => housekeeping.stop());
+  }
   // app.close() stops accepting connections and resolves once in-flight requests have been answered.
   closers.push(() => app.close());
   if (metrics && config.metrics) {

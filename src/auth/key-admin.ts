@@ -1,5 +1,6 @@
 import type { Db } from '../db/client.ts';
 import { AppError } from '../errors.ts';
+import { endGrants } from '../oauth/grant-admin.ts';
 import { SCOPES, isScope, type Scope } from '../registry/scopes.ts';
 import { generateKey, generateKeyId } from './key-format.ts';
 
@@ -35,16 +36,29 @@ export async function listKeys(db: Db) {
   }));
 }
 
-export async function revokeKey(db: Db, id: string): Promise<void> {
-  const { count } = await db.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
-  if (count === 0) throw new AppError('not_found', `No active key with id "${id}".`);
+/**
+ * Revokes a key and, in the same transaction, ends every OAuth grant it approved: the key and the grants' tokens
+ * stop working together, within 1 s on every instance. Returns how many grants ended.
+ */
+export async function revokeKey(db: Db, id: string): Promise<{ grantsEnded: number }> {
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+    if (count === 0) throw new AppError('not_found', `No active key with id "${id}".`);
+    return { grantsEnded: await endGrants(tx, { apiKeyId: id }, 'the API key that approved it was revoked') };
+  });
 }
 
-/** Replaces the secret of a key in place: same id, name and scopes; the old secret stops working at once. */
-export async function rotateKey(db: Db, id: string): Promise<IssuedKey> {
+/**
+ * Replaces the secret of a key in place: same id, name and scopes; the old secret stops working at once. Whoever held
+ * the old secret may have approved grants with it, so the grants the key approved end in the same transaction.
+ */
+export async function rotateKey(db: Db, id: string): Promise<IssuedKey & { grantsEnded: number }> {
   const { key, hash } = generateKey(id);
-  const { count } = await db.apiKey.updateMany({ where: { id, revokedAt: null }, data: { secretHash: hash } });
-  if (count === 0) throw new AppError('not_found', `No active key with id "${id}".`);
-  const row = await db.apiKey.findUniqueOrThrow({ where: { id } });
-  return { id, name: row.name, scopes: row.scopes.filter(isScope), key };
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.apiKey.updateMany({ where: { id, revokedAt: null }, data: { secretHash: hash } });
+    if (count === 0) throw new AppError('not_found', `No active key with id "${id}".`);
+    const row = await tx.apiKey.findUniqueOrThrow({ where: { id } });
+    const grantsEnded = await endGrants(tx, { apiKeyId: id }, 'the API key that approved it was rotated');
+    return { id, name: row.name, scopes: row.scopes.filter(isScope), key, grantsEnded };
+  });
 }

@@ -18,11 +18,17 @@ export type Limiters = {
   key: Limiter;
   /** The per-key limiter of a tool that declares its own rate limit; its policy is the tool's name. */
   tool: (name: string, limit: ToolRateLimit) => Limiter;
+  /** Per-IP limits of the built-in authorization server's endpoints (docs/oauth.md). */
+  oauth: Readonly<{ register: Limiter; authorize: Limiter; token: Limiter }>;
 };
 
+/** Registering is once per host installation, so its window is an hour. */
+const OAUTH_REGISTER_WINDOW_SECONDS = 3_600;
+
 /**
- * The three per-caller policies of docs/contract.md (rate limits) plus the per-tool ones tools declare, counted
- * with @fastify/rate-limit's stores (in memory, or Redis when REDIS_URL is set so instances share counters). The
+ * The three per-caller policies of docs/contract.md (rate limits), the per-tool ones tools declare and the OAuth
+ * endpoints' per-IP ones, counted with @fastify/rate-limit's stores (in memory, or Redis when REDIS_URL is set so
+ * instances share counters). The
  * plugin's own per-route hook is not used: it knows one policy per route and none of the structured headers, so the
  * request guard calls these limiters in order, and a tool call counts its tool's limiter.
  */
@@ -50,6 +56,11 @@ export async function createLimiters(app: FastifyInstance, config: Config, redis
     preauth: make('preauth', preauthMax, (req) => req.ip),
     // An OAuth grant gets its own budget, apart from its operator key's other grants and direct use.
     key: make('key', authMax, (req) => (req.principal?.grantId ? `grant:${req.principal.grantId}` : (req.principal?.keyId ?? req.ip))),
+    oauth: {
+      register: make('oauth-register', config.oauthRateLimit.registerMax, (req) => req.ip, OAUTH_REGISTER_WINDOW_SECONDS),
+      authorize: make('oauth-authorize', config.oauthRateLimit.authorizeMax, (req) => req.ip),
+      token: make('oauth-token', config.oauthRateLimit.tokenMax, (req) => req.ip),
+    },
     tool: (name, { max, windowSeconds }) => {
       let limiter = toolLimiters.get(name);
       if (!limiter) toolLimiters.set(name, (limiter = make(name, max, byKey, windowSeconds)));

@@ -4,6 +4,7 @@ import type { Db } from '../db/client.ts';
 import type { Principal } from '../registry/define-tool.ts';
 import { isScope, type Scope } from '../registry/scopes.ts';
 import type { AuthorizationServer } from './authorization-server.ts';
+import { grantInForce } from './grant-admin.ts';
 import { resourcesOf } from './resources.ts';
 
 /** Resolves a Bearer access token to a principal for the service at `baseUrl`; null answers a 401. */
@@ -43,10 +44,9 @@ export function createLocalTokenVerifier(db: Db, server: AuthorizationServer): A
   const grants = new Recent<GrantState>();
 
   const loadGrant = async (grantId: string): Promise<GrantState> => {
-    const grant = await db.oAuthGrant.findUnique({ where: { id: grantId } });
-    if (!grant || grant.revokedAt) return null;
-    const key = await db.apiKey.findUnique({ where: { id: grant.apiKeyId } });
-    if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) return null;
+    const inForce = await grantInForce(db, grantId);
+    if (!inForce) return null;
+    const { grant, key } = inForce;
     const keyScopes = new Set(key.scopes);
     return {
       apiKeyId: key.id,

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Db } from '../db/client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
+import { grantInForce, markGrantRevoked } from './grant-admin.ts';
+import type { OidcProviderModule } from './library.ts';
 
 /**
  * Models whose id is a bearer secret (the token or code itself). They are stored under the SHA-256 of the id and
@@ -10,33 +12,30 @@ import type { Prisma } from '../generated/prisma/client.ts';
  */
 const SECRET_ID_MODELS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode', 'ClientCredentials', 'RegistrationAccessToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 
-/** Expired rows are swept at most this often per process; reads ignore them before that anyway. */
-const SWEEP_EVERY_MS = 10 * 60_000;
+/** A registered client's metadata, as stored, is at most this many bytes of JSON (docs/oauth.md). */
+export const CLIENT_METADATA_MAX_BYTES = 8 * 1024;
+
+type AdapterDeps = { db: Db; errors: OidcProviderModule['errors'] };
 
 /**
  * oidc-provider's storage on our PostgreSQL, so every instance sees the same sessions, codes, tokens and
  * dynamically registered clients. One table for all models: rows are `<model>:<id>` with the library's payload as
- * JSON, plus the columns it looks things up by (grant, session uid, user code) and the expiry.
+ * JSON, plus the columns it looks things up by (grant, session uid, user code) and the expiry. Expired rows are
+ * ignored by reads and deleted by the housekeeping job (src/oauth/housekeeping.ts).
  */
-export function createAdapterFactory(db: Db): (model: string) => Adapter {
-  let lastSweep = 0;
-  const sweep = () => {
-    const now = Date.now();
-    if (now - lastSweep < SWEEP_EVERY_MS) return;
-    lastSweep = now;
-    db.oAuthRecord.deleteMany({ where: { expiresAt: { lt: new Date(now) } } }).catch(() => {});
-  };
-  return (model) => new PrismaAdapter(db, model, sweep);
+export function createAdapterFactory(deps: AdapterDeps): (model: string) => Adapter {
+  return (model) => new PrismaAdapter(deps, model);
 }
 
 class PrismaAdapter implements Adapter {
+  private readonly db: Db;
   private readonly secretIds: boolean;
 
   constructor(
-    private readonly db: Db,
+    private readonly deps: AdapterDeps,
     private readonly model: string,
-    private readonly sweep: () => void,
   ) {
+    this.db = deps.db;
     this.secretIds = SECRET_ID_MODELS.has(model);
   }
 
@@ -46,18 +45,25 @@ class PrismaAdapter implements Adapter {
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
     const stored = this.secretIds ? { ...payload, jti: undefined } : payload;
+    const json = JSON.stringify(stored);
+    if (this.model === 'Client' && Buffer.byteLength(json) > CLIENT_METADATA_MAX_BYTES) {
+      throw new this.deps.errors.InvalidClientMetadata(`client metadata is limited to ${CLIENT_METADATA_MAX_BYTES} bytes of JSON`);
+    }
     const data = {
-      payload: JSON.parse(JSON.stringify(stored)) as Prisma.InputJsonObject,
+      payload: JSON.parse(json) as Prisma.InputJsonObject,
       grantId: payload.grantId ?? null,
       userCode: payload.userCode ?? null,
       uid: payload.uid ?? null,
       expiresAt: typeof expiresIn === 'number' ? new Date(Date.now() + expiresIn * 1000) : null,
     };
-    await this.db.oAuthRecord.upsert({ where: { id: this.key(id) }, create: { id: this.key(id), ...data }, update: { ...data, consumedAt: null } });
-    this.sweep();
+    const create = { id: this.key(id), ...data, lastUsedAt: this.model === 'Client' ? new Date() : null };
+    await this.db.oAuthRecord.upsert({ where: { id: this.key(id) }, create, update: { ...data, consumedAt: null } });
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
+    // A grant whose record outlived its end (revoked, or its approving key revoked, rotated or expired) is no grant:
+    // a refresh or code exchange under it fails as "grant not found".
+    if (this.model === 'Grant' && !(await grantInForce(this.db, id))) return undefined;
     const payload = await this.first({ id: this.key(id) });
     return payload && this.secretIds ? { ...payload, jti: id } : payload;
   }
@@ -70,8 +76,19 @@ class PrismaAdapter implements Adapter {
     return this.first({ id: { startsWith: `${this.model}:` }, userCode });
   }
 
+  /**
+   * Marks a code or refresh token used, once. The library checks `consumed` on the token it found and then consumes
+   * it, so concurrent requests with one token all pass that check; the conditional update lets exactly one of them
+   * through. The others are reuse, as a later sequential reuse is: the grant ends and they get invalid_grant.
+   */
   async consume(id: string): Promise<void> {
-    await this.db.oAuthRecord.updateMany({ where: { id: this.key(id) }, data: { consumedAt: new Date() } });
+    const key = this.key(id);
+    const { count } = await this.db.oAuthRecord.updateMany({ where: { id: key, consumedAt: null }, data: { consumedAt: new Date() } });
+    if (count === 1) return;
+    const label = this.model.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+    const grantId = (await this.db.oAuthRecord.findUnique({ where: { id: key }, select: { grantId: true } }))?.grantId;
+    if (grantId) await markGrantRevoked(this.db, grantId, `its ${label} was used twice`);
+    throw new this.deps.errors.InvalidGrant(`${label} already used`);
   }
 
   async destroy(id: string): Promise<void> {

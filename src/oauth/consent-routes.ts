@@ -6,6 +6,8 @@ import type { KeyStore } from '../auth/key-store.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { baseUrlOf } from '../http/base-url.ts';
+import type { Limiter } from '../http/rate-limit.ts';
+import { count } from '../http/request-guard.ts';
 import { isScope, type Scope } from '../registry/scopes.ts';
 import type { AuthorizationServer } from './authorization-server.ts';
 import { CONSENT_HEADERS, describeClient, renderConsentPage, renderErrorPage, type ConsentView } from './consent-page.ts';
@@ -38,10 +40,15 @@ class FormError extends Error {
  * subset, space-separated or repeated), `decision` (`approve` | `deny`) and `csrf_token` (double-submit: the
  * hidden input must equal the page's HttpOnly cookie).
  */
-export function registerConsentRoutes(app: FastifyInstance, opts: { server: AuthorizationServer; keys: KeyStore; db: Db; config: Config }): void {
+export function registerConsentRoutes(
+  app: FastifyInstance,
+  opts: { server: AuthorizationServer; keys: KeyStore; db: Db; config: Config; limiter: Limiter },
+): void {
   const { server, keys, db, config } = opts;
 
   app.register(async (scope) => {
+    // Counted with /oauth/authorize, per IP, before the form is read: the form takes an operator key.
+    scope.addHook('onRequest', async (req) => count(req, opts.limiter));
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
       const form: Record<string, string | string[]> = {};
       for (const [name, value] of new URLSearchParams(String(body))) {

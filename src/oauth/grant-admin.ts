@@ -1,6 +1,7 @@
-import type { Db } from '../db/client.ts';
+import type { Db, DbClient, Tx } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 import { toJsonValue } from '../db/json-value.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
 
 /** Audit entries of the grant lifecycle; `tool` names the act, as tool calls do for theirs. */
 const GRANT_ENTITY = 'oauth_grant';
@@ -34,17 +35,32 @@ export async function recordGrant(db: Db, grant: GrantRecord): Promise<void> {
 
 export async function listGrants(db: Db, opts: { includeRevoked?: boolean } = {}) {
   const rows = await db.oAuthGrant.findMany({ where: opts.includeRevoked ? {} : { revokedAt: null }, orderBy: { createdAt: 'asc' } });
+  const keys = await db.apiKey.findMany({ where: { id: { in: [...new Set(rows.map((g) => g.apiKeyId))] } }, select: { id: true, name: true } });
+  const keyName = new Map(keys.map((k) => [k.id, k.name]));
   return rows.map((g) => ({
     id: g.id,
     clientId: g.clientId,
     clientName: g.clientName,
     apiKeyId: g.apiKeyId,
+    apiKeyName: keyName.get(g.apiKeyId) ?? null,
     scopes: g.scopes,
     resource: g.resource,
     createdAt: g.createdAt.toISOString(),
     lastUsedAt: g.lastUsedAt?.toISOString() ?? null,
     revokedAt: g.revokedAt?.toISOString() ?? null,
   }));
+}
+
+/**
+ * The grant and the API key that approved it, while both are in force: null once the grant is revoked, or its key
+ * is revoked or expired. Every use of a grant's tokens (an access token's check, a refresh, a code exchange) asks.
+ */
+export async function grantInForce(db: DbClient, grantId: string) {
+  const grant = await db.oAuthGrant.findUnique({ where: { id: grantId } });
+  if (!grant || grant.revokedAt) return null;
+  const key = await db.apiKey.findUnique({ where: { id: grant.apiKeyId } });
+  if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) return null;
+  return { grant, key };
 }
 
 /**
@@ -57,23 +73,29 @@ export async function revokeGrant(db: Db, id: string): Promise<void> {
 
 /** Marks a grant revoked (once) and deletes everything issued under it; false when it was not active. */
 export async function markGrantRevoked(db: Db, id: string, reason: string): Promise<boolean> {
-  const revoked = await db.$transaction(async (tx) => {
-    const { count } = await tx.oAuthGrant.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
-    if (count === 0) return false;
-    const grant = await tx.oAuthGrant.findUniqueOrThrow({ where: { id } });
-    await tx.auditEntry.create({
-      data: {
-        apiKeyId: grant.apiKeyId,
-        grantId: id,
-        tool: 'oauth.revoke',
-        entityType: GRANT_ENTITY,
-        entityId: id,
-        before: toJsonValue({ clientId: grant.clientId, scopes: grant.scopes, resource: grant.resource }),
-        meta: toJsonValue({ reason }),
-      },
-    });
-    return true;
+  return (await db.$transaction((tx) => endGrants(tx, { id }, reason))) > 0;
+}
+
+/**
+ * Ends the active grants `where` selects, inside the caller's transaction (a key's revocation or rotation ends the
+ * grants it approved in the same commit): marks them revoked, audits each, and deletes their stored tokens, codes
+ * and library grant. Only rows this call revoked are counted and audited, so concurrent calls never audit twice.
+ */
+export async function endGrants(tx: Tx, where: Pick<Prisma.OAuthGrantWhereInput, 'id' | 'apiKeyId' | 'clientId'>, reason: string): Promise<number> {
+  const ended = await tx.oAuthGrant.updateManyAndReturn({ where: { ...where, revokedAt: null }, data: { revokedAt: new Date() } });
+  if (ended.length === 0) return 0;
+  const ids = ended.map((g) => g.id);
+  await tx.auditEntry.createMany({
+    data: ended.map((grant) => ({
+      apiKeyId: grant.apiKeyId,
+      grantId: grant.id,
+      tool: 'oauth.revoke',
+      entityType: GRANT_ENTITY,
+      entityId: grant.id,
+      before: toJsonValue({ clientId: grant.clientId, scopes: grant.scopes, resource: grant.resource }),
+      meta: toJsonValue({ reason }),
+    })),
   });
-  await db.oAuthRecord.deleteMany({ where: { OR: [{ grantId: id }, { id: `Grant:${id}` }] } });
-  return revoked;
+  await tx.oAuthRecord.deleteMany({ where: { OR: [{ grantId: { in: ids } }, { id: { in: ids.map((id) => `Grant:${id}`) } }] } });
+  return ended.length;
 }

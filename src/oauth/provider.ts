@@ -6,7 +6,9 @@ import type { Db } from '../db/client.ts';
 import { SCOPES } from '../registry/scopes.ts';
 import { createAdapterFactory } from './adapter.ts';
 import { sendErrorPage, showAuthorizationErrorsAsPage } from './authorization-errors.ts';
+import { CIMD_CACHE_MIN_SECONDS } from './cimd-fetch.ts';
 import { markGrantRevoked } from './grant-admin.ts';
+import { touchClient } from './housekeeping.ts';
 import type { AuthorizationServerKeys } from './keys.ts';
 import type { OidcProviderModule } from './library.ts';
 import { OAUTH_PATH, resourcesOf } from './resources.ts';
@@ -39,7 +41,10 @@ function consentPolicy({ interactionPolicy }: OidcProviderModule) {
   return [login, consent];
 }
 
-/** Client ID Metadata Documents: at most 64 KB, cached as long as their Cache-Control says (up to a day). */
+/**
+ * Client ID Metadata Documents: at most 64 KB, cached as long as their Cache-Control says, at least
+ * CIMD_CACHE_MIN_SECONDS (src/oauth/cimd-fetch.ts remembers each fetch that long too) and at most a day.
+ */
 const CIMD_BODY_LIMIT = 64 * 1024;
 
 export const INTERACTION_PATH = `${OAUTH_PATH}/interaction`;
@@ -59,7 +64,7 @@ export function createProvider(library: OidcProviderModule, issuer: string, base
   const extraResources = new Set(config.oauth.extraResources);
 
   const configuration: Configuration = {
-    adapter: createAdapterFactory(db),
+    adapter: createAdapterFactory({ db, errors }),
     jwks: { keys: keys.signing },
     cookies: { keys: keys.cookie },
     // The "account" is the operator's API key: its id is the subject of every token the operator approves.
@@ -95,7 +100,7 @@ export function createProvider(library: OidcProviderModule, issuer: string, base
       introspection: { enabled: false },
       revocation: { enabled: true },
       registration: { enabled: true },
-      clientIdMetadataDocument: { enabled: true, ack: 'draft-02', cacheDuration: { min: 0, max: 86_400 } },
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02', cacheDuration: { min: CIMD_CACHE_MIN_SECONDS, max: 86_400 } },
       resourceIndicators: {
         enabled: true,
         // RFC 8707 is required here: a token always names the one service it is for.
@@ -127,5 +132,12 @@ export function createProvider(library: OidcProviderModule, issuer: string, base
       deps.log.error({ err }, 'could not record a revoked grant'),
     );
   });
+  // A registered client is "used" when an authorization starts or a token is issued; unused for 7 days, it goes.
+  const touch = (ctx: KoaContextWithOIDC) => {
+    const clientId = ctx.oidc.client?.clientId;
+    if (clientId) touchClient(db, clientId).catch((err: unknown) => deps.log.warn({ err }, 'could not record the use of an OAuth client'));
+  };
+  provider.on('interaction.started', touch);
+  provider.on('grant.success', touch);
   return provider;
 }

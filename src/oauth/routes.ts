@@ -3,6 +3,9 @@ import type { KeyStore } from '../auth/key-store.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { baseUrlOf, originVary } from '../http/base-url.ts';
+import { rateLimitHeaders } from '../http/rate-limit-headers.ts';
+import type { Limiter, Limiters } from '../http/rate-limit.ts';
+import { count } from '../http/request-guard.ts';
 import { SCOPES } from '../registry/scopes.ts';
 import { createJwtTokenVerifier, createLocalTokenVerifier, type AccessTokenVerifier } from './access-tokens.ts';
 import { AuthorizationServer } from './authorization-server.ts';
@@ -27,7 +30,7 @@ const CORS_CACHEABLE = {
   'Cache-Control': 'public, max-age=3600',
 };
 
-export type OAuthDeps = { config: Config; db: Db; keys: KeyStore; fetch: typeof fetch };
+export type OAuthDeps = { config: Config; db: Db; keys: KeyStore; fetch: typeof fetch; limiters: Limiters };
 
 /**
  * OAuth for this service. With OAUTH_ISSUER set, only the resource-server half: RFC 9728 documents pointing at that
@@ -51,7 +54,7 @@ export function registerOAuth(app: FastifyInstance, deps: OAuthDeps): AccessToke
   if (external) return createJwtTokenVerifier(external, async (url) => (await fetch(url, { signal: AbortSignal.timeout(5_000) })).json());
 
   const server = new AuthorizationServer({ db: deps.db, config, log: app.log, fetch: deps.fetch });
-  registerConsentRoutes(app, { server, keys: deps.keys, db: deps.db, config });
+  registerConsentRoutes(app, { server, keys: deps.keys, db: deps.db, config, limiter: deps.limiters.oauth.authorize });
 
   // The library is a Koa app: it gets the raw request with its body unread, and the URL below /oauth that its
   // router matches (originalUrl keeps the full one, from which it derives the mount path for the URLs it builds).
@@ -61,7 +64,8 @@ export function registerOAuth(app: FastifyInstance, deps: OAuthDeps): AccessToke
     pinOrigin(req, baseUrl);
     reply.hijack();
     reply.raw.setHeader('X-Request-Id', req.id);
-    for (const [name, value] of Object.entries(originVary(config))) reply.raw.setHeader(name, value);
+    // A hijacked reply skips the onSend hook that adds these everywhere else.
+    for (const [name, value] of Object.entries({ ...originVary(config), ...rateLimitHeaders(req.rateLimits) })) reply.raw.setHeader(name, value);
     Object.assign(req.raw, { originalUrl: `${OAUTH_PATH}${url}` });
     req.raw.url = url;
     await handle(req.raw, reply.raw);
@@ -70,7 +74,13 @@ export function registerOAuth(app: FastifyInstance, deps: OAuthDeps): AccessToke
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, _payload, done) => done(null));
-    scope.all(`${OAUTH_PATH}/*`, async (req, reply) => passThrough(req, reply, withDefaultScope(req.method, req.url.slice(OAUTH_PATH.length))));
+    scope.all(`${OAUTH_PATH}/*`, async (req, reply) => {
+      const url = req.url.slice(OAUTH_PATH.length);
+      const limiter = oauthLimiterFor(deps.limiters.oauth, url.split('?')[0]);
+      // Refused past the limit before the library reads anything: a 429 problem with Retry-After.
+      if (limiter) await count(req, limiter);
+      return passThrough(req, reply, withDefaultScope(req.method, url));
+    });
     // RFC 8414 metadata at the root and in the path-suffixed form for the issuer's /oauth path; it is the
     // library's discovery document (OpenID Connect discovery is a superset of RFC 8414).
     for (const path of [AUTHORIZATION_SERVER_METADATA_PATH, `${AUTHORIZATION_SERVER_METADATA_PATH}${OAUTH_PATH}`]) {
@@ -79,6 +89,14 @@ export function registerOAuth(app: FastifyInstance, deps: OAuthDeps): AccessToke
   });
 
   return createLocalTokenVerifier(deps.db, server);
+}
+
+/** The per-IP limit a request to the authorization server counts against; discovery and its keys are not limited. */
+function oauthLimiterFor(limiters: Limiters['oauth'], path: string): Limiter | undefined {
+  if (path === '/register' || path.startsWith('/register/')) return limiters.register;
+  if (path === '/authorize' || path.startsWith('/authorize/')) return limiters.authorize;
+  if (path === '/token' || path === '/revoke') return limiters.token;
+  return undefined;
 }
 
 /**

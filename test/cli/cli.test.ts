@@ -88,8 +88,8 @@ describe('cli keys', () => {
   it('keys rotate <id> --json prints the same shape with a new secret; the old one stops working', async () => {
     expect((await callWith(created.key)).statusCode).toBe(400);
     const rotated = oneJson(await run('keys', 'rotate', created.id, '--json')) as typeof created;
-    expect(Object.keys(rotated).sort()).toEqual(['id', 'key', 'name', 'scopes']);
-    expect(rotated).toMatchObject({ id: created.id, name: 'x', scopes: ['catalog:read', 'products:write'] });
+    expect(Object.keys(rotated).sort()).toEqual(['grantsEnded', 'id', 'key', 'name', 'scopes']);
+    expect(rotated).toMatchObject({ id: created.id, name: 'x', scopes: ['catalog:read', 'products:write'], grantsEnded: 0 });
     expect(rotated.key).not.toBe(created.key);
     await sleep(1000); // the app's key cache lives under 1 s
     expect((await callWith(created.key)).statusCode).toBe(401);

@@ -10,10 +10,11 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, revokeKey } from '../../src/auth/key-admin.ts';
+import { createKey, revokeKey, rotateKey } from '../../src/auth/key-admin.ts';
 import { CHECKOUT_CONTACT, makeProduct } from '../helpers/factories.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { freePort, startServerProcess, type ServerProcess } from '../helpers/processes.ts';
+import { obtainTokens, registerClient } from '../oauth/mcp-host.ts';
 
 const haveHaproxy = spawnSync('haproxy', ['-v']).status === 0;
 const haveRedis = spawnSync('redis-server', ['--version']).status === 0;
@@ -94,7 +95,8 @@ async function waitFor<T>(what: string, probe: () => Promise<T>, done: (v: T) =>
 async function startInstance(name: 'a' | 'b') {
   instances[name].server = await startServerProcess(['--import', 'tsx', 'src/server.ts'], {
     PORT: String(instances[name].port),
-    // Both instances are one service at the balancer's address, as a deployment configures them.
+    // Both instances are one service at the balancer's address, as a deployment configures them: an OAuth token
+    // obtained through the balancer is for either one called directly.
     PUBLIC_BASE_URL: `http://127.0.0.1:${haproxy.port}`,
     DATABASE_URL: database.url,
     REDIS_URL: `redis://127.0.0.1:${redis.port}`,
@@ -246,6 +248,36 @@ describe.skipIf(!haveHaproxy || !haveRedis)('two instances behind HAProxy on one
     }));
     console.log(`[lb] revoked key refused by a after ${refusedAfter[0]} ms, by b after ${refusedAfter[1]} ms`);
     expect(Math.max(...refusedAfter)).toBeLessThan(1_000);
+  });
+
+  it('end the OAuth grants of a revoked or rotated key on both instances within 1 s, access and refresh tokens alike', { timeout: 60_000 }, async () => {
+    const lb = `http://127.0.0.1:${haproxy.port}`;
+    const clientId = await registerClient(lb, 'Host behind the balancer');
+    const at = (name: 'a' | 'b', path: string, init: RequestInit) => fetch(`http://127.0.0.1:${instances[name].port}${path}`, init).then((r) => r.status);
+    const callTool = (name: 'a' | 'b', token: string) =>
+      at(name, '/api/v1/tools/features.list', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{}' });
+    const refresh = (name: 'a' | 'b', token: string) =>
+      at(name, '/oauth/token', {
+        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: clientId }),
+      });
+    const measured: string[] = [];
+    for (const end of ['revoke', 'rotate'] as const) {
+      const operator = await createKey(database.db, { name: `oauth-${end}-behind-lb`, scopes: ['features:read'] });
+      const tokens = await obtainTokens(lb, { clientId, operatorKey: operator.key, resource: `${lb}/api/v1`, scope: 'features:read' });
+      expect([await callTool('a', tokens.access_token), await callTool('b', tokens.access_token)]).toEqual([200, 200]); // both have it cached now
+      const { grantsEnded } = end === 'revoke' ? await revokeKey(database.db, operator.id) : await rotateKey(database.db, operator.id);
+      const endedAt = Date.now();
+      expect(grantsEnded).toBe(1);
+      const refusedAfter = await Promise.all((['a', 'b'] as const).map(async (name) => {
+        await waitFor(`${name} to refuse the access token`, () => callTool(name, tokens.access_token), (s) => s === 401, 5_000);
+        return Date.now() - endedAt;
+      }));
+      expect([await refresh('a', tokens.refresh_token), await refresh('b', tokens.refresh_token)]).toEqual([400, 400]);
+      measured.push(`${end}: access token refused by a after ${refusedAfter[0]} ms, by b after ${refusedAfter[1]} ms`);
+      expect(Math.max(...refusedAfter)).toBeLessThan(1_000);
+    }
+    console.log(`[lb] grants of an ended key: ${measured.join('; ')}; refresh refused on both`);
   });
 
   it('place each idempotent checkout exactly once when an instance is SIGKILLed during the burst and every failure is retried', { timeout: 90_000 }, async () => {

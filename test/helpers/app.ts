@@ -44,6 +44,9 @@ export async function createTestApp(
     RATE_LIMIT_ANON_MAX: '100000',
     RATE_LIMIT_PREAUTH_MAX: '100000',
     RATE_LIMIT_AUTH_MAX: '100000',
+    RATE_LIMIT_OAUTH_REGISTER_MAX: '100000',
+    RATE_LIMIT_OAUTH_AUTHORIZE_MAX: '100000',
+    RATE_LIMIT_OAUTH_TOKEN_MAX: '100000',
     DATABASE_URL: database.url,
     ...opts.env,
   });

@@ -172,7 +172,7 @@ describe('unknown, revoked, rotated and expired keys', () => {
     expect((await t.call('products.search', {}, issued.key)).statusCode).toBe(200);
     const rotated = await rotateKey(t.db, issued.id);
     const since = Date.now();
-    expect(rotated).toEqual({ id: issued.id, name: 'rotate-me', scopes: ['catalog:read'], key: expect.any(String) });
+    expect(rotated).toEqual({ id: issued.id, name: 'rotate-me', scopes: ['catalog:read'], key: expect.any(String), grantsEnded: 0 });
     expect(rotated.key).not.toBe(issued.key);
     expect(parseKey(rotated.key)).toEqual({ id: issued.id });
 

@@ -20,7 +20,7 @@ const call = (token: string) =>
   fetch(`${base}/api/v1/tools/features.list`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
 
 describe('grants', () => {
-  it('are listed with client, operator key, scopes, resource and times; revoked ones only on request; revoking twice is not_found', async () => {
+  it('are listed with client, operator key (id and name), scopes, resource and times; revoked ones only on request; revoking twice is not_found', async () => {
     const operatorKey = await t.key(['features:read', 'catalog:read']);
     const keyId = operatorKey.split('_')[1];
     const clientId = await registerClient(base, 'Listing Client');
@@ -32,6 +32,7 @@ describe('grants', () => {
       clientId,
       clientName: 'Listing Client',
       apiKeyId: keyId,
+      apiKeyName: 'test',
       scopes: ['features:read'],
       resource: `${base}/api/v1`,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),

@@ -32,7 +32,11 @@ beforeAll(async () => {
       req.url === '/huge.json' ? { client_id: clientId, ...hostMetadata('x'.repeat(70 * 1024)) }
       : req.url === '/impostor.json' ? { ...hostMetadata('Impostor'), client_id: `${cimd.origin}/host/client.json` }
       : { client_id: clientId, ...hostMetadata('Test Host') };
-    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': req.url === '/no-cache.json' ? 'no-store' : 'max-age=60' });
+    if (req.url === '/missing.json') {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': ['/no-cache.json', '/burst.json'].includes(req.url!) ? 'no-store' : 'max-age=60' });
     res.end(JSON.stringify(document));
   });
   server = await startServerProcess(['--import', 'tsx', 'src/server.ts'], {
@@ -44,6 +48,7 @@ beforeAll(async () => {
     RATE_LIMIT_ANON_MAX: '100000',
     RATE_LIMIT_PREAUTH_MAX: '100000',
     RATE_LIMIT_AUTH_MAX: '100000',
+    RATE_LIMIT_OAUTH_AUTHORIZE_MAX: '100000',
   });
   base = `http://127.0.0.1:${server.port}`;
   operator = await createKey(database.db, { name: 'operator', scopes: [...SCOPES] });
@@ -227,11 +232,27 @@ describe('client metadata documents', () => {
     return fetch(url, { redirect: 'manual' });
   }
 
-  it('are cached as their Cache-Control says', async () => {
+  it('are cached as their Cache-Control says, and at least 5 minutes even when it says no-store', async () => {
     cimdFetches.length = 0;
     for (let i = 0; i < 2; i++) expect((await authorizeAs('/cached.json')).status).toBe(303);
     for (let i = 0; i < 2; i++) expect((await authorizeAs('/no-cache.json')).status).toBe(303);
-    expect(cimdFetches).toEqual(['/cached.json', '/no-cache.json', '/no-cache.json']);
+    expect(cimdFetches).toEqual(['/cached.json', '/no-cache.json']);
+  });
+
+  it('are fetched once per client_id whatever the request rate: 20 concurrent and 20 sequential authorizations (no-store)', async () => {
+    cimdFetches.length = 0;
+    const concurrent = await Promise.all(Array.from({ length: 20 }, () => authorizeAs('/burst.json')));
+    expect(concurrent.map((r) => r.status)).toEqual(Array(20).fill(303));
+    for (let i = 0; i < 20; i++) expect((await authorizeAs('/burst.json')).status).toBe(303);
+    expect(cimdFetches).toEqual(['/burst.json']);
+  });
+
+  it('that failed to load are not fetched again for a while, however often they are asked for', async () => {
+    cimdFetches.length = 0;
+    const answers = await Promise.all(Array.from({ length: 10 }, () => authorizeAs('/missing.json')));
+    for (let i = 0; i < 10; i++) answers.push(await authorizeAs('/missing.json'));
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(400));
+    expect(cimdFetches).toEqual(['/missing.json']);
   });
 
   it('must list the redirect URI exactly', async () => {

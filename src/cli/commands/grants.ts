@@ -11,7 +11,7 @@ export function registerGrants(program: Command): void {
 
   grants
     .command('list')
-    .description('List the active grants: client, operator key, scopes, resource, created, last used.')
+    .description('List the active grants: client, the operator key that approved it (id and name), scopes, created, last used.')
     .option('--json', 'print the grants as one JSON array (ISO 8601 times, null when unset)')
     .addHelpText('after', examples(`${CLI} grants list`, `${CLI} grants list --json`))
     .action(async (opts) => {
@@ -24,7 +24,7 @@ export function registerGrants(program: Command): void {
               rows.map((g): Cell[] => [
                 { text: g.id },
                 { text: g.clientName ? `${g.clientName} (${g.clientId})` : g.clientId },
-                { text: g.apiKeyId },
+                { text: g.apiKeyName ? `${g.apiKeyId} (${g.apiKeyName})` : g.apiKeyId },
                 { text: g.scopes.join(',') },
                 { text: shortTime(g.createdAt, '') },
                 { text: shortTime(g.lastUsedAt, 'never') },

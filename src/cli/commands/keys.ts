@@ -16,6 +16,8 @@ function stateOf(key: { revokedAt: string | null; expiresAt: string | null }, no
 
 const STATE_FORMAT = { active: 'green', revoked: 'red', expired: 'yellow' } as const;
 
+const grantsEndedText = (n: number) => `${n === 1 ? '1 OAuth grant' : `${n} OAuth grants`} it approved ended.`;
+
 const scopesText = (scopes: readonly string[]) => (scopes.length === SCOPES.length && SCOPES.every((s) => scopes.includes(s)) ? 'all' : scopes.join(','));
 
 export function registerKeys(program: Command): void {
@@ -83,23 +85,25 @@ export function registerKeys(program: Command): void {
 
   keys
     .command('revoke')
-    .description('Revoke a key; every instance refuses it within 1 s.')
+    .description('Revoke a key and end the OAuth grants it approved; every instance refuses both within 1 s.')
     .argument('<id>', 'the key id (the part after aak_ and before the next _)')
-    .option('--json', 'print {"id","revoked":true} as one JSON line')
+    .option('--json', 'print {"id","revoked":true,"grantsEnded"} as one JSON line')
     .addHelpText('after', examples(`${CLI} keys revoke 7sKq2VbN9xLe`))
     .action(async (id, opts) => {
-      await withDatabase((db) => revokeKey(db, id));
-      emit(opts.json, { id, revoked: true }, () => `Revoked ${id}.`);
+      const { grantsEnded } = await withDatabase((db) => revokeKey(db, id));
+      emit(opts.json, { id, revoked: true, grantsEnded }, () => `Revoked ${id}. ${grantsEndedText(grantsEnded)}`);
     });
 
   keys
     .command('rotate')
-    .description('Give a key a new secret; the old secret stops working at once (same id, name, scopes and expiry).')
+    .description(
+      'Give a key a new secret; the old secret stops working at once (same id, name, scopes and expiry), and so do the OAuth grants it approved.',
+    )
     .argument('<id>', 'the key id')
-    .option('--json', 'print {"id","name","scopes","key"} as one JSON line')
+    .option('--json', 'print {"id","name","scopes","key","grantsEnded"} as one JSON line')
     .addHelpText('after', examples(`${CLI} keys rotate 7sKq2VbN9xLe --json`))
     .action(async (id, opts) => {
       const issued = await withDatabase((db) => rotateKey(db, id));
-      emit(opts.json, issued, () => `Rotated key ${issued.id}; the old secret no longer works.\n${issued.key}`);
+      emit(opts.json, issued, () => `Rotated key ${issued.id}; the old secret no longer works. ${grantsEndedText(issued.grantsEnded)}\n${issued.key}`);
     });
 }
