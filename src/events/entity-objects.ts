@@ -76,6 +76,10 @@ export const WebhookEndpointObject = z.object({
   enabled: z.boolean(),
   disabledReason: optText(),
   previousSecretExpiresAt: optTime().describe('Until when the old secret also signs.'),
+  creatorKeyId: optText().describe(
+    'The API key whose access each delivery is checked against: the key that created the endpoint or last set its url, events or enabled. Null: none recorded, every delivery is skipped until webhooks.update sets one.',
+  ),
+  creatorGrantId: optText().describe('The OAuth grant that key acted through, when it was an OAuth host; its access is checked too.'),
   createdAt: timestamp(),
   updatedAt: timestamp(),
 });

@@ -57,7 +57,7 @@ describe('endpoint management and delivery', () => {
     expectProblem(await t.call('webhooks.create', { url: receiver.url, events: ['*'] }, reader), 403, 'insufficient_scope');
   });
 
-  it('a dry run creates nothing; an Idempotency-Key replays the same endpoint and secret', async () => {
+  it('a dry run creates nothing; an Idempotency-Key replays the same endpoint without its secret', async () => {
     const count = await t.db.webhookEndpoint.count();
     const dry = await t.call('webhooks.create', { url: receiver.url, events: ['*'], dryRun: true }, key);
     expect(dry.statusCode, dry.body).toBe(200);
@@ -65,9 +65,25 @@ describe('endpoint management and delivery', () => {
     const headers = { 'idempotency-key': 'create-once' };
     const first = await t.call('webhooks.create', { url: receiver.url, events: ['*'] }, key, { headers });
     const again = await t.call('webhooks.create', { url: receiver.url, events: ['*'] }, key, { headers });
-    expect(again.json().result).toEqual(first.json().result);
+    const { secret, endpoint } = first.json().result;
+    expect(secret).toMatch(/^whsec_/);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().result).toEqual({ endpoint, secret: null, secretNote: expect.stringMatching(/shown only in the first answer.*webhooks\.rotate_secret/) });
+    expect(again.body).not.toContain(secret.slice(6));
     expect(await t.db.webhookEndpoint.count()).toBe(count + 1);
-    await t.call('webhooks.delete', { id: first.json().result.endpoint.id, confirm: true }, key);
+    // Nor is it kept where a replay would read it from.
+    const [record] = await t.db.$queryRaw<{ response: string }[]>`SELECT response::text FROM "IdempotencyRecord" WHERE key = 'create-once'`;
+    expect(record.response).toContain(endpoint.id);
+    expect(record.response).not.toContain(secret.slice(6));
+
+    const rotateHeaders = { 'idempotency-key': 'rotate-once' };
+    const rotated = await t.call('webhooks.rotate_secret', { id: endpoint.id }, key, { headers: rotateHeaders });
+    const fresh = rotated.json().result.secret as string;
+    expect(fresh).toMatch(/^whsec_/);
+    const rotatedAgain = await t.call('webhooks.rotate_secret', { id: endpoint.id }, key, { headers: rotateHeaders });
+    expect(rotatedAgain.json().result).toMatchObject({ secret: null, secretNote: expect.any(String) });
+    expect(rotatedAgain.body).not.toContain(fresh.slice(6));
+    await t.call('webhooks.delete', { id: endpoint.id, confirm: true }, key);
   });
 
   it('delivery: send_test reaches only that endpoint, verified; list_deliveries shows the attempt', async () => {
