@@ -76,10 +76,9 @@ export const WebhookEndpointObject = z.object({
   enabled: z.boolean(),
   disabledReason: optText(),
   previousSecretExpiresAt: optTime().describe('Until when the old secret also signs.'),
-  creatorKeyId: optText().describe(
-    'The API key whose access each delivery is checked against: the key that created the endpoint or last set its url, events or enabled. Null: none recorded, every delivery is skipped until webhooks.update sets one.',
-  ),
-  creatorGrantId: optText().describe('The OAuth grant that key acted through, when it was an OAuth host; its access is checked too.'),
+  // Whose access every delivery is checked against (docs/webhooks.md, "Who receives what").
+  creatorKeyId: optText(),
+  creatorGrantId: optText(),
   createdAt: timestamp(),
   updatedAt: timestamp(),
 });

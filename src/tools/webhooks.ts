@@ -21,9 +21,7 @@ const Events = z
   )
   .min(1)
   .max(100)
-  .describe(
-    'Event types (OpenAPI webhooks), "order.*" or "*" (400 unknown_event_type otherwise). The caller needs the read scopes of every family they reach (403 insufficient_scope).',
-  );
+  .describe('Event types (OpenAPI webhooks), "order.*" or "*" (400 unknown_event_type otherwise).');
 const Description = text({ max: 500 }).nullable();
 
 const Endpoint = WebhookEndpointObject;
@@ -39,8 +37,8 @@ const UpdateInput = z
   .meta({ minProperties: 2 });
 const WithSecret = z.object({
   endpoint: Endpoint,
-  secret: z.string().nullable().describe('whsec_… signing secret, shown only in this answer: null in an idempotent replay, which says so in secretNote.'),
-  secretNote: z.string().optional().describe('Only in a replay: the secret was not kept; webhooks.rotate_secret gives a new one.'),
+  secret: z.string().nullable().describe('whsec_… signing secret; null in a replay.'),
+  secretNote: z.string().optional(),
 });
 
 /** What an Idempotency-Key record keeps of an answer with a secret, and so what a replay says instead of the secret. */
@@ -64,7 +62,7 @@ const Delivery = z.object({
   id: z.string(),
   eventId: z.string().describe('= webhook-id.'),
   eventType: z.string(),
-  status: DeliveryStatus.describe('skipped: not sent, because the endpoint’s creator could not read the event when it was due (skippedReason).'),
+  status: DeliveryStatus,
   skippedReason: z.string().nullable(),
   attempts: z.array(Attempt),
   nextAttemptAt: timestamp().nullable(),
@@ -77,7 +75,7 @@ export const webhookTools = [
     name: 'webhooks.create',
     title: 'Create a webhook endpoint',
     description:
-      'Registers an https URL for signed events (Standard Webhooks). Needs the read scopes of the event families subscribed to besides settings:write; deliveries are checked against this caller’s access. Returns the signing secret once (not in a replay).',
+      'Registers an https URL for signed events (Standard Webhooks). Returns the signing secret once.',
     scope: 'settings:write',
     kind: 'write',
     errors: ['invalid_webhook_url', 'unknown_event_type'],
@@ -110,7 +108,7 @@ export const webhookTools = [
     name: 'webhooks.update',
     title: 'Update a webhook endpoint',
     description:
-      'Changes url, events, description or enabled (true re-enables an endpoint disabled after failures); at least one of them. Setting url, events or enabled: true needs the read scopes of every family the endpoint then subscribes to, and makes the caller the endpoint’s creator.',
+      'Changes url, events, description or enabled (true re-enables an endpoint disabled after failures).',
     scope: 'settings:write',
     kind: 'write',
     idempotent: true,
@@ -219,8 +217,7 @@ export const webhookTools = [
   defineTool({
     name: 'webhooks.redeliver',
     title: 'Redeliver an event',
-    description:
-      'Sends one event of a type the endpoint subscribes to again (same webhook-id); needs the read scopes of every family the endpoint subscribes to.',
+    description: 'Sends a subscribed event to an endpoint again (same webhook-id).',
     scope: 'settings:write',
     kind: 'write',
     errors: ['not_found', 'event_not_subscribed'],
@@ -248,7 +245,7 @@ export const webhookTools = [
       lagSeconds: z.number().describe('Wait of the oldest due delivery.'),
       failedLast24h: z.number().int(),
       succeededLast24h: z.number().int(),
-      skippedLast24h: z.number().int().describe('Deliveries not sent because the endpoint’s creator could not read the event.'),
+      skippedLast24h: z.number().int(),
       disabledEndpoints: z.number().int(),
     }),
     handler: (_input, ctx) => deliveryStats(ctx.db),

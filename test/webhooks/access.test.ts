@@ -10,7 +10,7 @@ import { serviceSafeFetch } from '../../src/outbound/service-client.ts';
 import type { Scope } from '../../src/registry/scopes.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem } from '../helpers/problem.ts';
-import { obtainTokens, registerClient } from '../oauth/mcp-host.ts';
+import { authorizationRequest, obtainTokens, openConsentPage, registerClient } from '../oauth/mcp-host.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
 type Delivery = { id: string; eventId: string; eventType: string; status: string; skippedReason: string | null; attempts: unknown[] };
@@ -190,6 +190,11 @@ describe('every delivery is checked against the creator as it is then', () => {
   it('an OAuth host as creator: limited to what its grant holds, and skipped once the grant is revoked', async () => {
     const operator = await keyWith(['settings:write', 'features:read', 'orders:read', 'customer:read']);
     const clientId = await registerClient(base, 'Webhook Host');
+    // The operator is told what settings:write lets a host do with webhooks.
+    const { url } = authorizationRequest(base, { client_id: clientId, resource: `${base}/api/v1`, scope: 'settings:write features:read' });
+    const consent = await openConsentPage(url);
+    expect(consent.status).toBe(200);
+    expect(consent.html).toMatch(/Change shop settings and set up webhooks: web addresses that are sent, as it happens, the data of everything else approved here for reading/);
     const { access_token: token } = await obtainTokens(base, { clientId, operatorKey: operator.key, resource: `${base}/api/v1`, scope: 'settings:write features:read' });
     const call = async (name: string, body: unknown) => {
       const res = await fetch(`${base}/api/v1/tools/${name}`, {
