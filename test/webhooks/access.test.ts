@@ -147,7 +147,7 @@ describe('redeliver', () => {
 });
 
 describe('every delivery is checked against the creator as it is then', () => {
-  it('a creator that lost the family scope, then was revoked, gets skipped deliveries and the receiver nothing', async () => {
+  it('a creator that lost the family scope, expired, or was revoked, gets skipped deliveries and the receiver nothing', async () => {
     const creator = await keyWith(['settings:write', 'features:read']);
     const id = await createdBy(creator.key, ['feature.*']);
     const first = await featureEventTo(id);
@@ -159,15 +159,21 @@ describe('every delivery is checked against the creator as it is then', () => {
     expect(lost).toMatchObject({ status: 'skipped', skippedReason: 'the creator lacks features:read', attempts: [] });
     expect(await receivedFor(id, lost.eventId)).toBe(0);
 
-    await t.db.apiKey.update({ where: { id: creator.id }, data: { scopes: ['settings:write', 'features:read'] } });
+    await t.db.apiKey.update({ where: { id: creator.id }, data: { scopes: ['settings:write', 'features:read'], expiresAt: new Date(Date.now() - 1000) } });
+    const expired = await featureEventTo(id);
+    expect(expired).toMatchObject({ status: 'skipped', skippedReason: 'the creator key expired' });
+    expect(await receivedFor(id, expired.eventId)).toBe(0);
+
+    await t.db.apiKey.update({ where: { id: creator.id }, data: { expiresAt: null } });
+    expect((await featureEventTo(id)).status).toBe('succeeded');
     await revokeKey(t.db, creator.id);
     const revoked = await featureEventTo(id);
     expect(revoked).toMatchObject({ status: 'skipped', skippedReason: 'the creator key was revoked', attempts: [] });
     expect(await receivedFor(id, revoked.eventId)).toBe(0);
 
     const skippedOnly = (await t.call('webhooks.list_deliveries', { endpointId: id, status: 'skipped' }, admin)).json().result.deliveries;
-    expect(skippedOnly.map((d: Delivery) => d.eventId).sort()).toEqual([lost.eventId, revoked.eventId].sort());
-    expect((await t.call('webhooks.stats', {}, admin)).json().result.skippedLast24h).toBeGreaterThanOrEqual(2);
+    expect(skippedOnly.map((d: Delivery) => d.eventId).sort()).toEqual([lost.eventId, expired.eventId, revoked.eventId].sort());
+    expect((await t.call('webhooks.stats', {}, admin)).json().result.skippedLast24h).toBeGreaterThanOrEqual(3);
     // A skipped delivery says nothing about the receiver: no failure streak starts.
     expect(await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id } })).toMatchObject({ enabled: true, failingSince: null });
   });
@@ -187,7 +193,7 @@ describe('every delivery is checked against the creator as it is then', () => {
     expect(await receivedFor(id, resumed.eventId)).toBe(1);
   });
 
-  it('an OAuth host as creator: limited to what its grant holds, and skipped once the grant is revoked', async () => {
+  it('an OAuth host as creator: limited to what its grant holds, and skipped once the grant has expired or is revoked', async () => {
     const operator = await keyWith(['settings:write', 'features:read', 'orders:read', 'customer:read']);
     const clientId = await registerClient(base, 'Webhook Host');
     // The operator is told what settings:write lets a host do with webhooks.
@@ -213,6 +219,13 @@ describe('every delivery is checked against the creator as it is then', () => {
     const grant = await t.db.oAuthGrant.findFirstOrThrow({ where: { apiKeyId: operator.id } });
     expect(await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id } })).toMatchObject({ creatorKeyId: operator.id, creatorGrantId: grant.id });
     expect((await featureEventTo(id)).status).toBe('succeeded');
+
+    // The grant's life is its authorization server record: once that has expired, so has the grant.
+    const record = await t.db.oAuthRecord.findUniqueOrThrow({ where: { id: `Grant:${grant.id}` } });
+    await t.db.oAuthRecord.update({ where: { id: record.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const expired = await featureEventTo(id);
+    expect(expired).toMatchObject({ status: 'skipped', skippedReason: 'the creator grant expired' });
+    await t.db.oAuthRecord.update({ where: { id: record.id }, data: { expiresAt: record.expiresAt } });
 
     await revokeGrant(t.db, grant.id);
     const revoked = await featureEventTo(id);
