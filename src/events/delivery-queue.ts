@@ -69,6 +69,7 @@ export async function claim({ db, config }: QueueDeps, limit: number): Promise<C
                 WHEN k.id IS NULL THEN 'the creator key no longer exists'
                 WHEN k."revokedAt" IS NOT NULL THEN 'the creator key was revoked'
                 WHEN k."expiresAt" <= now() THEN 'the creator key expired'
+                WHEN k."secretHash" IS DISTINCT FROM p."creatorKeySecretHash" THEN 'the creator key was rotated since: re-save the endpoint with webhooks.update'
                 WHEN p."creatorGrantId" IS NULL THEN NULL
                 WHEN g.id IS NULL THEN 'the creator grant no longer exists'
                 WHEN g."revokedAt" IS NOT NULL THEN 'the creator grant was revoked'

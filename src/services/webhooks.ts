@@ -14,7 +14,7 @@ export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
 /** An endpoint as audit entries, events and tool output show it: never its secrets. */
 export function endpointSnapshot(row: WebhookEndpoint) {
-  const { secret: _secret, previousSecret: _previous, failingSince: _failing, ...shown } = row;
+  const { secret: _secret, previousSecret: _previous, failingSince: _failing, creatorKeySecretHash: _keyHash, ...shown } = row;
   return plainJson(shown);
 }
 
@@ -30,8 +30,11 @@ async function lockEndpoint(tx: Tx, id: string): Promise<WebhookEndpoint> {
   return findEndpoint(tx, id);
 }
 
-/** The principal an endpoint's deliveries are checked against (docs/webhooks.md, "Who receives what"). */
-export type EndpointCreator = { creatorKeyId: string; creatorGrantId: string | null };
+/**
+ * The principal an endpoint's deliveries are checked against (docs/webhooks.md, "Who receives what"), with the key's
+ * secret as it was: a rotation ends what the old secret set up, as it ends the old secret.
+ */
+export type EndpointCreator = { creatorKeyId: string; creatorGrantId: string | null; creatorKeySecretHash: string };
 
 /**
  * Checks that the caller may read everything a subscription delivers: the read scopes of every event family its
@@ -49,14 +52,14 @@ export async function subscriptionCreator(db: DbClient, principal: Principal | n
       `Receiving ${events.join(', ')} needs ${needed.join(', ')} besides settings:write, the scopes that read the data these events carry; this ${principal?.grantId ? 'grant' : 'key'} lacks ${missing.join(', ')}.`,
     );
   }
-  const key = await db.apiKey.findUnique({ where: { id: principal.keyId }, select: { id: true } });
+  const key = await db.apiKey.findUnique({ where: { id: principal.keyId }, select: { id: true, secretHash: true } });
   if (!key) {
     throw insufficientScope(
       challenge,
       'Webhook endpoints are managed with an API key of this service, directly or through its own OAuth server: every delivery is checked against its creator’s access, which a token of another issuer does not let the service check.',
     );
   }
-  return { creatorKeyId: key.id, creatorGrantId: principal.grantId ?? null };
+  return { creatorKeyId: key.id, creatorGrantId: principal.grantId ?? null, creatorKeySecretHash: key.secretHash };
 }
 
 export type EndpointInput = { url: string; events: string[]; description?: string | null };

@@ -3,7 +3,7 @@
 // the creator as it is then; deliveries it may not read are recorded as skipped and never reach the receiver.
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, revokeKey } from '../../src/auth/key-admin.ts';
+import { createKey, revokeKey, rotateKey } from '../../src/auth/key-admin.ts';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/events/delivery-worker.ts';
 import { revokeGrant } from '../../src/oauth/grant-admin.ts';
 import { serviceSafeFetch } from '../../src/outbound/service-client.ts';
@@ -94,7 +94,12 @@ describe('subscribing needs the read scopes of every family the subscription rea
 
     const orders = await keyWith(['settings:write', 'orders:read', 'customer:read']);
     const id = await createdBy(orders.key, ['order.*', 'cart.created']);
-    expect(await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id } })).toMatchObject({ creatorKeyId: orders.id, creatorGrantId: null });
+    const row = await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id } });
+    expect(row).toMatchObject({ creatorKeyId: orders.id, creatorGrantId: null, creatorKeySecretHash: expect.any(String) });
+    // The key's secret hash, kept to tell a rotation, is never shown.
+    const audit = await t.db.auditEntry.findFirstOrThrow({ where: { tool: 'webhooks.create', entityId: id } });
+    expect(JSON.stringify(audit)).not.toContain(row.creatorKeySecretHash);
+    expect((await t.call('webhooks.list', {}, admin)).body).not.toContain(row.creatorKeySecretHash);
 
     // "*" needs every family's scope.
     const all = expectProblem(await t.call('webhooks.create', { url: receiver.url, events: ['*'] }, orders.key), 403, 'insufficient_scope');
@@ -147,7 +152,7 @@ describe('redeliver', () => {
 });
 
 describe('every delivery is checked against the creator as it is then', () => {
-  it('a creator that lost the family scope, expired, or was revoked, gets skipped deliveries and the receiver nothing', async () => {
+  it('a creator that lost the family scope, expired, was rotated or revoked, gets skipped deliveries and the receiver nothing', async () => {
     const creator = await keyWith(['settings:write', 'features:read']);
     const id = await createdBy(creator.key, ['feature.*']);
     const first = await featureEventTo(id);
@@ -166,14 +171,23 @@ describe('every delivery is checked against the creator as it is then', () => {
 
     await t.db.apiKey.update({ where: { id: creator.id }, data: { expiresAt: null } });
     expect((await featureEventTo(id)).status).toBe('succeeded');
+
+    // A rotation ends what the old secret set up, as it ends the old secret; the new one re-saves the endpoint.
+    const rotated = await rotateKey(t.db, creator.id);
+    const afterRotation = await featureEventTo(id);
+    expect(afterRotation).toMatchObject({ status: 'skipped', skippedReason: 'the creator key was rotated since: re-save the endpoint with webhooks.update' });
+    expect(await receivedFor(id, afterRotation.eventId)).toBe(0);
+    expect((await t.call('webhooks.update', { id, enabled: true }, rotated.key)).statusCode).toBe(200);
+    expect((await featureEventTo(id)).status).toBe('succeeded');
+
     await revokeKey(t.db, creator.id);
     const revoked = await featureEventTo(id);
     expect(revoked).toMatchObject({ status: 'skipped', skippedReason: 'the creator key was revoked', attempts: [] });
     expect(await receivedFor(id, revoked.eventId)).toBe(0);
 
     const skippedOnly = (await t.call('webhooks.list_deliveries', { endpointId: id, status: 'skipped' }, admin)).json().result.deliveries;
-    expect(skippedOnly.map((d: Delivery) => d.eventId).sort()).toEqual([lost.eventId, expired.eventId, revoked.eventId].sort());
-    expect((await t.call('webhooks.stats', {}, admin)).json().result.skippedLast24h).toBeGreaterThanOrEqual(3);
+    expect(skippedOnly.map((d: Delivery) => d.eventId).sort()).toEqual([lost.eventId, expired.eventId, afterRotation.eventId, revoked.eventId].sort());
+    expect((await t.call('webhooks.stats', {}, admin)).json().result.skippedLast24h).toBeGreaterThanOrEqual(4);
     // A skipped delivery says nothing about the receiver: no failure streak starts.
     expect(await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id } })).toMatchObject({ enabled: true, failingSince: null });
   });

@@ -4,19 +4,20 @@
 
 ALTER TYPE "WebhookDeliveryStatus" ADD VALUE 'skipped';
 
-ALTER TABLE "WebhookEndpoint" ADD COLUMN "creatorKeyId" TEXT, ADD COLUMN "creatorGrantId" TEXT;
+ALTER TABLE "WebhookEndpoint" ADD COLUMN "creatorKeyId" TEXT, ADD COLUMN "creatorGrantId" TEXT, ADD COLUMN "creatorKeySecretHash" TEXT;
 ALTER TABLE "WebhookDelivery" ADD COLUMN "skippedReason" TEXT;
 
 -- Endpoints created before this migration: their creator is the principal of the webhooks.create call in the audit
 -- log (the API key, and the OAuth grant when it came through one). Every delivery is still checked against that
 -- principal's current access, so an endpoint a settings:write-only key subscribed to orders skips those events.
 -- An endpoint without such an entry keeps no creator and skips every delivery until webhooks.update re-saves it.
-UPDATE "WebhookEndpoint" p SET "creatorKeyId" = a."apiKeyId", "creatorGrantId" = a."grantId"
+-- The key's secret as it is now counts as the one that saved the endpoint (the one used then is not known).
+UPDATE "WebhookEndpoint" p SET "creatorKeyId" = a."apiKeyId", "creatorGrantId" = a."grantId", "creatorKeySecretHash" = k."secretHash"
 FROM (
   SELECT DISTINCT ON ("entityId") "entityId", "apiKeyId", "grantId" FROM "AuditEntry"
   WHERE tool = 'webhooks.create' AND "entityType" = 'webhook_endpoint'
   ORDER BY "entityId", at
-) a
+) a LEFT JOIN "ApiKey" k ON k.id = a."apiKeyId"
 WHERE a."entityId" = p.id;
 
 -- Stored answers of webhooks.create and webhooks.rotate_secret no longer keep the signing secret (a replay says it
