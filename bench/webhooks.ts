@@ -98,7 +98,8 @@ export async function runWebhookBench(): Promise<WebhookBench> {
   await migrate(bench.url, { log: () => {} });
   const db = createDb({ connectionString: bench.url, poolMax: 4 });
   registerCleanup(() => db.$disconnect());
-  const { key } = await createKey(db, { name: 'bench', scopes: ['features:write', 'settings:write'] });
+  // features:read: an endpoint receives only the events its creator may read (docs/webhooks.md).
+  const { key } = await createKey(db, { name: 'bench', scopes: ['features:write', 'features:read', 'settings:write'] });
   const receiver = await startReceiver();
   const service = await startService(bench.url, 'webhooks', { NODE_ENV: 'development', OUTBOUND_ALLOW_PRIVATE: '1' });
   const call = (tool: string, body: unknown) =>

@@ -34,6 +34,7 @@ export const PROBLEMS = {
   invalid_language_tag: { status: 400, title: 'Not a language tag', resolution: 'Send a BCP 47 language tag such as da or en-GB.' },
   unknown_event_type: { status: 400, title: 'Unknown event type', resolution: 'Use event types from the catalogue (webhooks in /openapi.json), "<entity>.*" or "*".' },
   invalid_cursor: { status: 400, title: 'Unknown cursor', resolution: 'Pass nextCursor from the previous page unchanged, or leave cursor out for the first page.' },
+  event_not_subscribed: { status: 422, title: 'Event not subscribed', resolution: 'Redeliver only events of types the endpoint subscribes to; change its events with webhooks.update first.' },
   invalid_layout: { status: 422, title: 'Layout rule broken', resolution: 'Give every section a unique id and link to a site path starting with / or an https URL.' },
   nothing_to_change: { status: 422, title: 'Nothing to change', resolution: 'Name at least one field to change.' },
   invalid_date_range: { status: 422, title: 'Date range reversed', resolution: 'Send a fromDate at or before toDate.' },

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import type { Snapshot } from '../domain/revert.ts';
+import type { Scope } from '../schemas/scopes.ts';
 import { timestamp } from '../schemas/time.ts';
 import { ENTITY_OBJECTS, WebhookEndpointObject, type EntityType } from './entity-objects.ts';
 
@@ -10,12 +11,31 @@ import { ENTITY_OBJECTS, WebhookEndpointObject, type EntityType } from './entity
  * code of its own; a new audited entity type needs a family here (a registry test keeps the two in step).
  */
 
+/**
+ * Every event type belongs to a family, which names the read scopes its payloads expose: the scopes of the tools that
+ * read the same data. An endpoint's creator needs them to subscribe to the family, and still needs them when each
+ * delivery is sent (docs/webhooks.md, "Who receives what"). Orders and carts carry customers' names, e-mail and
+ * postal addresses and phone numbers for every purchase, so their feed needs customer:read besides orders:read.
+ */
+export const EVENT_FAMILIES = {
+  catalog: { reads: ['catalog:read'], holds: 'Products and categories' },
+  content: { reads: ['pages:read'], holds: 'Pages (drafts included) and service offerings' },
+  orders: { reads: ['orders:read', 'customer:read'], holds: 'Orders and carts, with customers’ names, e-mail and postal addresses and phone numbers' },
+  discounts: { reads: ['discounts:read'], holds: 'Discount codes' },
+  settings: { reads: ['settings:read'], holds: 'Shop settings and webhook endpoints' },
+  features: { reads: ['features:read'], holds: 'Feature flags' },
+  audit: { reads: ['audit:read'], holds: 'Reverts, with the reverted entity of any kind (as audit.list shows it)' },
+} as const satisfies Record<string, { reads: readonly Scope[]; holds: string }>;
+
+export type EventFamily = keyof typeof EVENT_FAMILIES;
+
 /** What a predicate sees of one audited change. */
 type ChangeFacts = { before: Snapshot | null; after: Snapshot | null; changed: readonly string[] };
 
 type EventDefinition = {
   type: string;
   entityType: string;
+  family: EventFamily;
   description: string;
   when: (c: ChangeFacts) => boolean;
   /** The `data.object` schema. */
@@ -40,28 +60,29 @@ const LIFECYCLE: Record<Lifecycle, (has: ReadonlySet<Lifecycle>) => (c: ChangeFa
 
 const fieldChanged = (field: string) => (c: ChangeFacts) => c.before !== null && c.after !== null && c.changed.includes(field);
 
-function family(
+function entityEvents(
   entityType: EntityType,
+  family: EventFamily,
   lifecycle: Partial<Record<Lifecycle, string>>,
   extra: Record<string, { description: string; when: (c: ChangeFacts) => boolean }> = {},
 ): EventDefinition[] {
   const has = new Set(Object.keys(lifecycle) as Lifecycle[]);
   const object = ENTITY_OBJECTS[entityType];
   return [
-    ...[...has].map((kind) => ({ type: `${entityType}.${kind}`, entityType, description: lifecycle[kind]!, when: LIFECYCLE[kind](has), object })),
-    ...Object.entries(extra).map(([name, e]) => ({ type: `${entityType}.${name}`, entityType, object, ...e })),
+    ...[...has].map((kind) => ({ type: `${entityType}.${kind}`, entityType, family, description: lifecycle[kind]!, when: LIFECYCLE[kind](has), object })),
+    ...Object.entries(extra).map(([name, e]) => ({ type: `${entityType}.${name}`, entityType, family, object, ...e })),
   ];
 }
 
 const ENTITY_EVENTS: readonly EventDefinition[] = [
-  ...family(
-    'product',
+  ...entityEvents(
+    'product', 'catalog',
     { created: 'A product was created.', updated: 'Fields of a product changed.', deleted: 'A product was soft-deleted (removed from the catalog).' },
     { stock_changed: { description: 'A product’s stock changed (also sent with product.updated).', when: fieldChanged('stock') } },
   ),
-  ...family('category', { created: 'A category was created.', updated: 'Fields of a category changed.', deleted: 'A category was deleted.' }),
-  ...family(
-    'page',
+  ...entityEvents('category', 'catalog', { created: 'A category was created.', updated: 'Fields of a category changed.', deleted: 'A category was deleted.' }),
+  ...entityEvents(
+    'page', 'content',
     { created: 'A page was created.', updated: 'Fields of a page changed.', deleted: 'A page was deleted.' },
     {
       published: {
@@ -70,18 +91,18 @@ const ENTITY_EVENTS: readonly EventDefinition[] = [
       },
     },
   ),
-  ...family('service', { created: 'A service offering was created.', updated: 'Fields of a service offering changed.' }),
-  ...family(
-    'order',
+  ...entityEvents('service', 'content', { created: 'A service offering was created.', updated: 'Fields of a service offering changed.' }),
+  ...entityEvents(
+    'order', 'orders',
     { created: 'An order was placed (checkout).' },
     { status_changed: { description: 'An order moved to another status; previousValues.status is where it came from.', when: fieldChanged('status') } },
   ),
-  ...family('cart', { created: 'A cart was created.', updated: 'A cart’s lines or state changed (including checkout).' }),
-  ...family('discount', { created: 'A discount code was created.', updated: 'A discount code was switched on or off.' }),
-  ...family('settings', { updated: 'Shop settings changed.' }),
-  ...family('feature', { updated: 'A feature flag was created or changed.' }),
-  ...family(
-    'webhook_endpoint',
+  ...entityEvents('cart', 'orders', { created: 'A cart was created.', updated: 'A cart’s lines or state changed (including checkout).' }),
+  ...entityEvents('discount', 'discounts', { created: 'A discount code was created.', updated: 'A discount code was switched on or off.' }),
+  ...entityEvents('settings', 'settings', { updated: 'Shop settings changed.' }),
+  ...entityEvents('feature', 'features', { updated: 'A feature flag was created or changed.' }),
+  ...entityEvents(
+    'webhook_endpoint', 'settings',
     { created: 'A webhook endpoint was created.', updated: 'A webhook endpoint’s URL, events, description or state changed.', deleted: 'A webhook endpoint was deleted.' },
     {
       disabled: {
@@ -95,6 +116,7 @@ const ENTITY_EVENTS: readonly EventDefinition[] = [
 const REVERTED: EventDefinition = {
   type: 'audit.reverted',
   entityType: 'audit',
+  family: 'audit',
   description: 'audit.revert restored an entity to the state an audit entry recorded before its change. Sent with the entity’s own event.',
   when: () => true,
   object: z.record(z.string(), z.unknown()).nullable().describe('The entity after the revert, as its own events show it; null when the revert removed it.'),
@@ -104,6 +126,7 @@ const REVERTED: EventDefinition = {
 export const TEST_EVENT: EventDefinition = {
   type: 'webhook.test',
   entityType: 'webhook_test',
+  family: 'settings',
   description: 'A test event sent by webhooks.send_test to one endpoint, to check its URL and signature verification.',
   when: () => false,
   object: WebhookEndpointObject,
@@ -124,12 +147,29 @@ export function eventTypesOf(tool: { name: string; auditedTypes: ReadonlySet<str
   return tool.name === 'audit.revert' ? [...types, REVERTED.type] : types;
 }
 
+/** Whether an event type matches a subscription pattern: the type itself, "<entity>.*" or "*". */
+const matches = (pattern: string, type: string) => pattern === '*' || pattern === type || (pattern.endsWith('.*') && type.startsWith(pattern.slice(0, -1)));
+
 /** What an endpoint may subscribe to: an event type, "<entity>.*" for all of an entity's events, or "*". */
 export function isEventPattern(pattern: string): boolean {
-  if (pattern === '*') return true;
-  if (pattern.endsWith('.*')) return EVENT_DEFINITIONS.some((d) => d.type.startsWith(pattern.slice(0, -1)));
+  if (pattern === '*' || pattern.endsWith('.*')) return EVENT_DEFINITIONS.some((d) => matches(pattern, d.type));
   return EVENT_DEFINITIONS.some((d) => d.type === pattern && d !== TEST_EVENT);
 }
+
+/** Whether an endpoint subscribing to `patterns` receives events of `type` (the outbox's SUBSCRIBED, in JS). */
+export const subscribesTo = (patterns: readonly string[], type: string) => patterns.some((p) => matches(p, type));
+
+const readsOf = (definitions: readonly EventDefinition[]): Scope[] =>
+  [...new Set(definitions.flatMap((d) => EVENT_FAMILIES[d.family].reads))].sort();
+
+/** The read scopes a subscription reaches: those of every family one of its patterns matches ("*": all of them). */
+export const readScopesOfSubscription = (patterns: readonly string[]): Scope[] =>
+  readsOf(EVENT_DEFINITIONS.filter((d) => subscribesTo(patterns, d.type)));
+
+const READS_BY_TYPE: ReadonlyMap<string, readonly Scope[]> = new Map(EVENT_DEFINITIONS.map((d) => [d.type, EVENT_FAMILIES[d.family].reads]));
+
+/** The read scopes a delivery of this event type needs its endpoint's creator to hold; an unknown type needs all. */
+export const readScopesOfType = (type: string): readonly Scope[] => READS_BY_TYPE.get(type) ?? readsOf(EVENT_DEFINITIONS);
 
 /** Entity types some tool audits that have neither events nor a place in SILENT_ENTITY_TYPES (must be none). */
 export function entityTypesWithoutEvents(auditedTypes: Iterable<string>): string[] {

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { isDelivered, STORED_RESPONSE_BYTES, truncateUtf8 } from '../domain/webhook-retry.ts';
 import { OutboundError, type SafeFetch } from '../outbound/safe-fetch.ts';
+import { readScopesOfType } from './catalogue.ts';
 import { claim, recordAttempts, release, type Claimed, type Outcome, type QueueDeps, type Recorded } from './delivery-queue.ts';
 import { webhookHeaders } from './signing.ts';
 
@@ -115,9 +116,25 @@ export function eventBody(d: Pick<Claimed, 'eventId' | 'type' | 'eventCreatedAt'
   return `${head.slice(0, -1)},"data":${coordinates.slice(0, -1)}${rest ? `,${rest}` : ''}}}`;
 }
 
-/** Sends one delivery (a disabled endpoint's is not sent: it fails for good); the outcome is recorded after. */
+/**
+ * Why the endpoint's creator may not receive this event now, or null: the creator is gone, or lacks a read scope of
+ * the event's family (docs/webhooks.md, "Who receives what").
+ */
+function creatorDenial(d: Claimed): string | null {
+  if (d.creatorGone !== null) return d.creatorGone;
+  const held = new Set(d.creatorScopes);
+  const missing = readScopesOfType(d.type).filter((scope) => !held.has(scope));
+  return missing.length > 0 ? `the creator lacks ${missing.join(', ')}` : null;
+}
+
+/**
+ * Sends one delivery (a disabled endpoint's is not sent: it fails for good; one its creator may not read is skipped);
+ * the outcome is recorded after.
+ */
 async function attempt(deps: WorkerDeps, d: Claimed): Promise<Recorded> {
   if (!d.enabled) return { d, outcome: { statusCode: null, error: 'endpoint disabled', responseBody: null, latencyMs: 0 }, final: true };
+  const denied = creatorDenial(d);
+  if (denied !== null) return { d, skipped: denied };
   const now = new Date();
   const secrets = d.previousSecret && d.previousSecretExpiresAt && d.previousSecretExpiresAt > now ? [d.secret, d.previousSecret] : [d.secret];
   const body = eventBody(d);

@@ -76,6 +76,9 @@ export const WebhookEndpointObject = z.object({
   enabled: z.boolean(),
   disabledReason: optText(),
   previousSecretExpiresAt: optTime().describe('Until when the old secret also signs.'),
+  // Whose access every delivery is checked against (docs/webhooks.md, "Who receives what").
+  creatorKeyId: optText(),
+  creatorGrantId: optText(),
   createdAt: timestamp(),
   updatedAt: timestamp(),
 });

@@ -21,5 +21,6 @@ export const SCOPE_WORDS: Record<Scope, string> = {
   'pages:write': 'Create, change and delete pages, layouts and services',
   'products:write': 'Create, change and delete products, with prices, stock and images',
   'settings:read': 'Read shop settings',
-  'settings:write': 'Change shop settings',
+  // Webhooks live under settings:write; what they receive is bounded by the read scopes approved with it.
+  'settings:write': 'Change shop settings and set up webhooks: web addresses that are sent, as it happens, the data of everything else approved here for reading (orders and customers’ contact details included, when those are approved too)',
 };

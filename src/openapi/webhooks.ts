@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { EVENT_DEFINITIONS, EVENT_SCHEMAS } from '../events/catalogue.ts';
+import { EVENT_DEFINITIONS, EVENT_FAMILIES, EVENT_SCHEMAS } from '../events/catalogue.ts';
 import { EVENTS_TAG } from './tags.ts';
 
 const DELIVERY_HEADERS = z.object({
@@ -16,7 +16,8 @@ export const WEBHOOK_SIGNATURE_SCHEME = 'WebhookSignature';
 
 /**
  * The event catalogue as OpenAPI 3.1 `webhooks`: one entry per event type, from the same declarations the service
- * emits and checks its events with (src/events/catalogue.ts).
+ * emits and checks its events with (src/events/catalogue.ts), each with its family and the read scopes an endpoint's
+ * creator needs to receive it (`x-event-family`, `x-required-scopes`).
  */
 export function registerWebhooks(registry: OpenAPIRegistry): void {
   registry.registerComponent('securitySchemes', WEBHOOK_SIGNATURE_SCHEME, {
@@ -26,12 +27,18 @@ export function registerWebhooks(registry: OpenAPIRegistry): void {
     description: 'Standard Webhooks signature: verify it with the endpoint secret (whsec_…) before trusting the body (docs/webhooks.md).',
   });
   for (const definition of EVENT_DEFINITIONS) {
+    const { reads, holds } = EVENT_FAMILIES[definition.family];
     registry.registerWebhook({
       method: 'post',
       path: definition.type,
       operationId: `event.${definition.type}`,
       summary: definition.type,
-      description: `${definition.description}\n\nSigned per Standard Webhooks (docs/webhooks.md). Answer 2xx within 10 s; anything else is retried.`,
+      description:
+        `${definition.description}\n\nFamily \`${definition.family}\` (${holds}): sent only while the endpoint's creator holds ${reads.map((r) => `\`${r}\``).join(' and ')}; ` +
+        'otherwise the delivery is recorded as skipped (docs/webhooks.md, "Who receives what").\n\n' +
+        'Signed per Standard Webhooks (docs/webhooks.md). Answer 2xx within 10 s; anything else is retried.',
+      'x-event-family': definition.family,
+      'x-required-scopes': [...reads],
       tags: [EVENTS_TAG.name],
       security: [{ [WEBHOOK_SIGNATURE_SCHEME]: [] }],
       request: { headers: DELIVERY_HEADERS, body: { required: true, content: { 'application/json': { schema: EVENT_SCHEMAS.get(definition.type)! } } } },

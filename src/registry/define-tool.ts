@@ -112,6 +112,12 @@ export type WriteToolSpec<I extends AnyObject, O extends z.ZodType> = CommonSpec
   /** The call must carry `confirm: true` unless it is a dry run (docs/agent-safety.md). */
   requiresConfirm?: boolean;
   audit: AuditDeclaration;
+  /**
+   * What the Idempotency-Key record keeps of a successful result, and so what a replay answers: for a result that
+   * holds something shown once (a signing secret), which must not be stored or handed out again. The output schema
+   * must allow what it returns. Left out, the result is kept as it is.
+   */
+  replayResult?: (result: z.output<O>) => z.input<O>;
   handler: (input: z.infer<I>, ctx: WriteContext) => Promise<z.input<O>>;
 };
 
@@ -141,6 +147,8 @@ type ToolBase = {
   readonly annotations: ToolAnnotations;
   readonly deprecated: Deprecation | undefined;
   readonly rateLimit: ToolRateLimit | undefined;
+  /** The result an Idempotency-Key record keeps and a replay answers, from the result of the call (see WriteToolSpec). */
+  readonly replayResult: (result: unknown) => unknown;
 };
 
 export type Tool =
@@ -157,6 +165,13 @@ const ConfirmField = z
   .literal(true)
   .optional()
   .describe('Must be exactly true to perform this change; may be left out only with dryRun: true (422 confirmation_required otherwise).');
+
+/** The declared replayResult, typed by parsing with the output schema (the result passed in already fits it). */
+function replayResultOf<I extends AnyObject, O extends z.ZodType>(spec: ToolSpec<I, O>): (result: unknown) => unknown {
+  const redact = spec.kind === 'write' ? spec.replayResult : undefined;
+  if (!redact) return (result) => result;
+  return (result) => spec.output.parse(redact(spec.output.parse(result)));
+}
 
 export function defineTool<I extends AnyObject, O extends z.ZodType>(spec: ToolSpec<I, O>): Tool {
   if (spec.deprecated) checkDeprecation(spec.name, spec.deprecated);
@@ -191,6 +206,7 @@ export function defineTool<I extends AnyObject, O extends z.ZodType>(spec: ToolS
     }),
     deprecated: spec.deprecated,
     rateLimit: spec.rateLimit ? Object.freeze({ ...spec.rateLimit }) : undefined,
+    replayResult: replayResultOf(spec),
   };
   // The handlers' input types are the validators' outputs, which invokeTool passes them; the registry holds them
   // untyped so tools of every shape fit one list.

@@ -9,6 +9,7 @@ import {
   claimStatement, earlierOutcome, keyInUse, recordOutcome, recordWrite, replay, requestHash, type IdempotencyClaim, type StoredOutcome,
 } from './idempotency.ts';
 import type { Change, Principal, ReadContext, Tool, ToolRateLimit, WriteContext } from './define-tool.ts';
+import { insufficientScope } from './scopes.ts';
 import { problemCodesOf } from './tool-problems.ts';
 
 export type InvokeDeps = { db: Db; config: Config };
@@ -141,7 +142,7 @@ async function writeOnce(deps: InvokeDeps, req: InvokeRequest, { args, dryRun, i
         entries: changes,
         events: eventsOf(changes, { validate: deps.config.toolContracts === 'strict' }),
         idempotency: idem,
-        outcome: { status: 200, body: { ok: true, result: shaped } },
+        outcome: { status: 200, body: { ok: true, result: tool.replayResult(shaped) } },
       });
       return shaped;
     }, idem ? claimStatement(idem) : undefined);
@@ -175,11 +176,7 @@ function authorize(tool: Tool, principal: Principal | null): void {
       'WWW-Authenticate': `Bearer realm="agent-api", scope="${tool.scope}"`,
     });
   }
-  if (!principal.scopes.has(tool.scope)) {
-    throw new AppError('insufficient_scope', `This key lacks the scope ${tool.scope} required by ${tool.name}.`, {
-      'WWW-Authenticate': `Bearer realm="agent-api", error="insufficient_scope", scope="${tool.scope}"`,
-    });
-  }
+  if (!principal.scopes.has(tool.scope)) throw insufficientScope([tool.scope], `This key lacks the scope ${tool.scope} required by ${tool.name}.`);
 }
 
 type ValidatedInput = Record<string, unknown> & { confirm?: unknown; dryRun?: boolean };

@@ -1,15 +1,13 @@
-import { z } from 'zod';
+import { AppError } from '../errors.ts';
+import type { Scope } from '../schemas/scopes.ts';
 
-/** The 20 scopes (docs/agent-surfaces.md). A key never gets more access than the scopes its owner assigned. */
-export const SCOPES = [
-  'analytics:read', 'audit:read', 'audit:revert', 'cart:write', 'catalog:read', 'categories:read', 'categories:write',
-  'customer:read', 'discounts:read', 'discounts:write', 'features:read', 'features:write', 'marketing:write',
-  'orders:read', 'orders:write', 'pages:read', 'pages:write', 'products:write', 'settings:read', 'settings:write',
-] as const;
+// The scope list lives with the field schemas, so the event catalogue (src/events) can name the scopes its families
+// expose without importing the registry.
+export { isScope, SCOPES, ScopeSchema, type Scope } from '../schemas/scopes.ts';
 
-export const ScopeSchema = z.enum(SCOPES);
-export type Scope = z.infer<typeof ScopeSchema>;
-
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
+/** 403 insufficient_scope, with the challenge naming every scope the call needs (RFC 6750 §3.1). */
+export function insufficientScope(needed: readonly Scope[], detail: string): AppError {
+  return new AppError('insufficient_scope', detail, {
+    'WWW-Authenticate': `Bearer realm="agent-api", error="insufficient_scope", scope="${needed.join(' ')}"`,
+  });
 }

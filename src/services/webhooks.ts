@@ -2,17 +2,19 @@ import { randomBytes } from 'node:crypto';
 import type { DbClient, Tx } from '../db/client.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
 import { AppError } from '../errors.ts';
-import { TEST_EVENT } from '../events/catalogue.ts';
+import { readScopesOfSubscription, subscribesTo, TEST_EVENT } from '../events/catalogue.ts';
 import { insertEvents, newEventId } from '../events/outbox.ts';
 import { newSigningSecret } from '../events/signing.ts';
 import type { Prisma, WebhookDeliveryStatus, WebhookEndpoint } from '../generated/prisma/client.ts';
+import type { Principal } from '../registry/define-tool.ts';
+import { insufficientScope } from '../registry/scopes.ts';
 
 /** The old secret keeps signing alongside the new one this long after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
 /** An endpoint as audit entries, events and tool output show it: never its secrets. */
 export function endpointSnapshot(row: WebhookEndpoint) {
-  const { secret: _secret, previousSecret: _previous, failingSince: _failing, ...shown } = row;
+  const { secret: _secret, previousSecret: _previous, failingSince: _failing, creatorKeySecretHash: _keyHash, ...shown } = row;
   return plainJson(shown);
 }
 
@@ -28,12 +30,44 @@ async function lockEndpoint(tx: Tx, id: string): Promise<WebhookEndpoint> {
   return findEndpoint(tx, id);
 }
 
+/**
+ * The principal an endpoint's deliveries are checked against (docs/webhooks.md, "Who receives what"), with the key's
+ * secret as it was: a rotation ends what the old secret set up, as it ends the old secret.
+ */
+export type EndpointCreator = { creatorKeyId: string; creatorGrantId: string | null; creatorKeySecretHash: string };
+
+/**
+ * Checks that the caller may read everything a subscription delivers: the read scopes of every event family its
+ * patterns reach ("*": all of them), besides the tools' settings:write. The caller must also be a principal the
+ * delivery worker can check again later: an API key of this service, directly or through a grant of its own
+ * authorization server (a token of an external issuer names no key). Returns it as the endpoint's creator.
+ */
+export async function subscriptionCreator(db: DbClient, principal: Principal | null, events: readonly string[]): Promise<EndpointCreator> {
+  const needed = readScopesOfSubscription(events);
+  const missing = needed.filter((scope) => !principal?.scopes.has(scope));
+  const challenge = ['settings:write' as const, ...needed];
+  if (!principal || missing.length > 0) {
+    throw insufficientScope(
+      challenge,
+      `Receiving ${events.join(', ')} needs ${needed.join(', ')} besides settings:write, the scopes that read the data these events carry; this ${principal?.grantId ? 'grant' : 'key'} lacks ${missing.join(', ')}.`,
+    );
+  }
+  const key = await db.apiKey.findUnique({ where: { id: principal.keyId }, select: { id: true, secretHash: true } });
+  if (!key) {
+    throw insufficientScope(
+      challenge,
+      'Webhook endpoints are managed with an API key of this service, directly or through its own OAuth server: every delivery is checked against its creator’s access, which a token of another issuer does not let the service check.',
+    );
+  }
+  return { creatorKeyId: key.id, creatorGrantId: principal.grantId ?? null, creatorKeySecretHash: key.secretHash };
+}
+
 export type EndpointInput = { url: string; events: string[]; description?: string | null };
 
-export async function createEndpoint(tx: Tx, input: EndpointInput) {
+export async function createEndpoint(tx: Tx, input: EndpointInput, creator: EndpointCreator) {
   const secret = newSigningSecret();
   const row = await tx.webhookEndpoint.create({
-    data: { id: `we_${randomBytes(12).toString('base64url')}`, url: input.url, events: input.events, description: input.description ?? null, secret },
+    data: { id: `we_${randomBytes(12).toString('base64url')}`, url: input.url, events: input.events, description: input.description ?? null, secret, ...creator },
   });
   return { row, secret };
 }
@@ -42,12 +76,19 @@ export const listEndpoints = (db: DbClient) => db.webhookEndpoint.findMany({ ord
 
 export type EndpointPatch = { url?: string; events?: string[]; description?: string | null; enabled?: boolean };
 
-/** Enabling clears the failure record, so a re-enabled endpoint gets a full 24 h before it can be disabled again. */
-export async function updateEndpoint(tx: Tx, id: string, patch: EndpointPatch) {
+/**
+ * Enabling clears the failure record, so a re-enabled endpoint gets a full 24 h before it can be disabled again.
+ * Setting url or events, or enabled: true, decides what is delivered where from now on: the caller must be able to
+ * read all of it and becomes the endpoint's creator. A description, or disabling, changes neither.
+ */
+export async function updateEndpoint(tx: Tx, id: string, patch: EndpointPatch, principal: Principal | null) {
+  // The input schema already refuses a body with only `id`; this is one with only `id` and `dryRun`.
   if (Object.values(patch).every((v) => v === undefined)) {
-    throw new AppError('invalid_request', '(body): give at least one of url, events, description, enabled.');
+    throw new AppError('nothing_to_change', '(body): give at least one of url, events, description, enabled.');
   }
   const before = await lockEndpoint(tx, id);
+  const resaved = patch.url !== undefined || patch.events !== undefined || patch.enabled === true;
+  const creator = resaved ? await subscriptionCreator(tx, principal, patch.events ?? before.events) : {};
   const { enabled, ...fields } = patch;
   const state: Prisma.WebhookEndpointUpdateInput =
     enabled === undefined || enabled === before.enabled
@@ -55,7 +96,7 @@ export async function updateEndpoint(tx: Tx, id: string, patch: EndpointPatch) {
       : enabled
         ? { enabled: true, disabledReason: null, failingSince: null }
         : { enabled: false, disabledReason: 'disabled with webhooks.update' };
-  const after = await tx.webhookEndpoint.update({ where: { id }, data: { ...fields, ...state } });
+  const after = await tx.webhookEndpoint.update({ where: { id }, data: { ...fields, ...state, ...creator } });
   return { before, after };
 }
 
@@ -83,11 +124,20 @@ export async function sendTestEvent(tx: Tx, id: string) {
   return { endpoint, eventId };
 }
 
-/** Queues one more delivery of an existing event to one endpoint; it carries the event's id as webhook-id again. */
-export async function redeliver(tx: Tx, eventId: string, endpointId: string) {
-  await findEndpoint(tx, endpointId);
-  const event = await tx.webhookEvent.findUnique({ where: { id: eventId }, select: { id: true, type: true } });
+/**
+ * Queues one more delivery of an existing event to one endpoint; it carries the event's id as webhook-id again. Only
+ * an event of a type the endpoint subscribes to (or a webhook.test sent to it), by a caller who may read everything
+ * the endpoint subscribes to.
+ */
+export async function redeliver(tx: Tx, eventId: string, endpointId: string, principal: Principal | null) {
+  const endpoint = await findEndpoint(tx, endpointId);
+  await subscriptionCreator(tx, principal, endpoint.events);
+  const event = await tx.webhookEvent.findUnique({ where: { id: eventId }, select: { id: true, type: true, entityId: true } });
   if (!event) throw new AppError('not_found', `No event with id "${eventId}".`);
+  const ownTest = event.type === TEST_EVENT.type && event.entityId === endpoint.id;
+  if (!ownTest && !subscribesTo(endpoint.events, event.type)) {
+    throw new AppError('event_not_subscribed', `Endpoint "${endpointId}" does not subscribe to ${event.type}; redeliver sends only events of the types it subscribes to.`);
+  }
   const delivery = await tx.webhookDelivery.create({
     data: { id: `dlv_${randomBytes(16).toString('hex')}`, eventId, endpointId },
   });
@@ -120,7 +170,9 @@ export async function listDeliveries(db: DbClient, filter: DeliveryFilter) {
   return { deliveries: rows.slice(0, limit), hasMore: rows.length > limit };
 }
 
-type StatsRow = { pending: bigint; due: bigint; oldestDue: Date | null; failed24h: bigint; succeeded24h: bigint; disabledEndpoints: bigint };
+type StatsRow = {
+  pending: bigint; due: bigint; oldestDue: Date | null; failed24h: bigint; succeeded24h: bigint; skipped24h: bigint; disabledEndpoints: bigint;
+};
 
 /** Queue depth and lag across all instances. */
 export async function deliveryStats(db: DbClient) {
@@ -131,6 +183,7 @@ export async function deliveryStats(db: DbClient) {
       (SELECT min("nextAttemptAt") FROM "WebhookDelivery" WHERE status = 'pending' AND "nextAttemptAt" <= now()) AS "oldestDue",
       (SELECT count(*) FROM "WebhookDelivery" WHERE status = 'failed' AND "completedAt" > now() - interval '24 hours') AS "failed24h",
       (SELECT count(*) FROM "WebhookDelivery" WHERE status = 'succeeded' AND "completedAt" > now() - interval '24 hours') AS "succeeded24h",
+      (SELECT count(*) FROM "WebhookDelivery" WHERE status = 'skipped' AND "completedAt" > now() - interval '24 hours') AS "skipped24h",
       (SELECT count(*) FROM "WebhookEndpoint" WHERE NOT enabled) AS "disabledEndpoints"`;
   return {
     pending: Number(row.pending),
@@ -138,6 +191,7 @@ export async function deliveryStats(db: DbClient) {
     lagSeconds: row.oldestDue ? Math.max(0, (Date.now() - row.oldestDue.getTime()) / 1000) : 0,
     failedLast24h: Number(row.failed24h),
     succeededLast24h: Number(row.succeeded24h),
+    skippedLast24h: Number(row.skipped24h),
     disabledEndpoints: Number(row.disabledEndpoints),
   };
 }

@@ -10,7 +10,7 @@ import { text } from '../schemas/text.ts';
 import { timestamp } from '../schemas/time.ts';
 import {
   createEndpoint, deleteEndpoint, deliveryStats, endpointSnapshot, listDeliveries, listEndpoints, redeliver, rotateSecret, sendTestEvent,
-  updateEndpoint,
+  subscriptionCreator, updateEndpoint,
 } from '../services/webhooks.ts';
 
 const EndpointId = text({ min: 1, max: 100 }).describe('Endpoint id (we_…).');
@@ -25,10 +25,30 @@ const Events = z
 const Description = text({ max: 500 }).nullable();
 
 const Endpoint = WebhookEndpointObject;
+
+/**
+ * "At least one field besides id" is published as minProperties: 2 (MCP hosts refuse a top-level anyOf, see
+ * settings.update) and checked the same way, so `{ id }` alone is refused by the schema and the server alike (400);
+ * `{ id, dryRun }` passes both and is answered 422 nothing_to_change.
+ */
+const UpdateInput = z
+  .strictObject({ id: EndpointId, url: Url.optional(), events: Events.optional(), description: Description.optional(), enabled: z.boolean().optional() })
+  .refine((body) => Object.keys(body).length >= 2, 'give at least one of url, events, description, enabled')
+  .meta({ minProperties: 2 });
 const WithSecret = z.object({
   endpoint: Endpoint,
-  secret: z.string().describe('whsec_… signing secret, shown only here.'),
+  secret: z.string().nullable().describe('whsec_… signing secret; null in a replay.'),
+  secretNote: z.string().optional(),
 });
+
+/** What an Idempotency-Key record keeps of an answer with a secret, and so what a replay says instead of the secret. */
+const withoutSecret = ({ endpoint }: z.output<typeof WithSecret>) => ({
+  endpoint,
+  secret: null,
+  secretNote: 'The signing secret was shown only in the first answer to this call and is not kept; get a new one with webhooks.rotate_secret.',
+});
+
+const DeliveryStatus = z.enum(['pending', 'succeeded', 'failed', 'skipped']);
 
 const Attempt = z.object({
   at: timestamp(),
@@ -42,7 +62,8 @@ const Delivery = z.object({
   id: z.string(),
   eventId: z.string().describe('= webhook-id.'),
   eventType: z.string(),
-  status: z.enum(['pending', 'succeeded', 'failed']),
+  status: DeliveryStatus,
+  skippedReason: z.string().nullable(),
   attempts: z.array(Attempt),
   nextAttemptAt: timestamp().nullable(),
   createdAt: timestamp(),
@@ -61,9 +82,11 @@ export const webhookTools = [
     audit: { appendOnly: ['webhook_endpoint'] },
     input: z.strictObject({ url: Url, events: Events, description: Description.optional() }),
     output: WithSecret,
+    replayResult: withoutSecret,
     async handler(input, ctx) {
+      const creator = await subscriptionCreator(ctx.db, ctx.principal, input.events);
       const url = await checkEndpointUrl(ctx.config, input.url);
-      const { row, secret } = await createEndpoint(ctx.db, { ...input, url });
+      const { row, secret } = await createEndpoint(ctx.db, { ...input, url }, creator);
       ctx.audit({ entityType: 'webhook_endpoint', entityId: row.id, before: null, after: endpointSnapshot(row) });
       return { endpoint: endpointSnapshot(row), secret };
     },
@@ -89,13 +112,13 @@ export const webhookTools = [
     scope: 'settings:write',
     kind: 'write',
     idempotent: true,
-    errors: ['not_found', 'invalid_webhook_url', 'unknown_event_type'],
+    errors: ['not_found', 'invalid_webhook_url', 'unknown_event_type', 'nothing_to_change'],
     audit: { appendOnly: ['webhook_endpoint'] },
-    input: z.strictObject({ id: EndpointId, url: Url.optional(), events: Events.optional(), description: Description.optional(), enabled: z.boolean().optional() }),
+    input: UpdateInput,
     output: Endpoint,
     async handler({ id, ...patch }, ctx) {
       const url = patch.url === undefined ? undefined : await checkEndpointUrl(ctx.config, patch.url);
-      const { before, after } = await updateEndpoint(ctx.db, id, { ...patch, url });
+      const { before, after } = await updateEndpoint(ctx.db, id, { ...patch, url }, ctx.principal);
       ctx.audit({ entityType: 'webhook_endpoint', entityId: id, before: endpointSnapshot(before), after: endpointSnapshot(after) });
       return endpointSnapshot(after);
     },
@@ -131,6 +154,7 @@ export const webhookTools = [
     audit: { appendOnly: ['webhook_endpoint'] },
     input: z.strictObject({ id: EndpointId }),
     output: WithSecret,
+    replayResult: withoutSecret,
     async handler({ id }, ctx) {
       const { before, after, secret } = await rotateSecret(ctx.db, id);
       ctx.audit({ entityType: 'webhook_endpoint', entityId: id, before: endpointSnapshot(before), after: endpointSnapshot(after) });
@@ -164,7 +188,7 @@ export const webhookTools = [
     errors: ['not_found', 'invalid_cursor'],
     input: z.strictObject({
       endpointId: EndpointId,
-      status: z.enum(['pending', 'succeeded', 'failed']).optional(),
+      status: DeliveryStatus.optional(),
       eventId: text({ min: 1, max: 100 }).optional(),
       limit: limit(20),
       cursor: pageCursor('webhooks.list_deliveries').optional(),
@@ -179,6 +203,7 @@ export const webhookTools = [
           eventId: d.eventId,
           eventType: d.event.type,
           status: d.status,
+          skippedReason: d.skippedReason,
           attempts: d.attemptLog.map((a) => ({ ...a, at: a.at.toISOString() })),
           nextAttemptAt: d.status === 'pending' ? d.nextAttemptAt.toISOString() : null,
           createdAt: d.createdAt.toISOString(),
@@ -192,15 +217,15 @@ export const webhookTools = [
   defineTool({
     name: 'webhooks.redeliver',
     title: 'Redeliver an event',
-    description: 'Sends one event to one endpoint again (same webhook-id).',
+    description: 'Sends a subscribed event to an endpoint again (same webhook-id).',
     scope: 'settings:write',
     kind: 'write',
-    errors: ['not_found'],
+    errors: ['not_found', 'event_not_subscribed'],
     audit: { appendOnly: ['webhook_delivery'] },
     input: z.strictObject({ eventId: text({ min: 1, max: 100 }), endpointId: EndpointId }),
     output: z.object({ deliveryId: z.string(), eventId: z.string(), endpointId: z.string() }),
     async handler({ eventId, endpointId }, ctx) {
-      const { delivery } = await redeliver(ctx.db, eventId, endpointId);
+      const { delivery } = await redeliver(ctx.db, eventId, endpointId, ctx.principal);
       ctx.audit({ entityType: 'webhook_delivery', entityId: delivery.id, before: null, after: { eventId, endpointId } });
       return { deliveryId: delivery.id, eventId, endpointId };
     },
@@ -220,6 +245,7 @@ export const webhookTools = [
       lagSeconds: z.number().describe('Wait of the oldest due delivery.'),
       failedLast24h: z.number().int(),
       succeededLast24h: z.number().int(),
+      skippedLast24h: z.number().int(),
       disabledEndpoints: z.number().int(),
     }),
     handler: (_input, ctx) => deliveryStats(ctx.db),

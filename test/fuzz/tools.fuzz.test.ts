@@ -27,6 +27,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/key-admin.ts';
 import { seedDemo } from '../../src/cli/seed/index.ts';
 import { PROBLEMS } from '../../src/errors.ts';
+import { EVENT_DEFINITIONS } from '../../src/events/catalogue.ts';
 import { buildDocument } from '../../src/openapi/build-document.ts';
 import type { Tool } from '../../src/registry/define-tool.ts';
 import { SCOPES } from '../../src/registry/scopes.ts';
@@ -388,7 +389,13 @@ async function prepare(tool: Tool): Promise<Pools> {
     await makeOrder(t.db, { items: [{ productId: products[0].id, quantity: 1 }] });
   }
   await makeDiscount(t.db, { usageLimit: 3 });
-  const [categories, pages, services, orders, discounts, carts, audits, features] = await Promise.all([
+  // A webhook endpoint made by the fuzzer's key, so the webhooks.* tools that name one reach their handlers.
+  if ((await t.db.webhookEndpoint.count()) === 0) {
+    await t.db.webhookEndpoint.create({
+      data: { id: 'we_fuzz', url: 'https://hooks.example.com/in', events: ['*'], secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, creatorKeyId: keyId },
+    });
+  }
+  const [categories, pages, services, orders, discounts, carts, audits, features, endpoints, events] = await Promise.all([
     t.db.category.findMany({ select: { id: true, slug: true } }),
     t.db.page.findMany({ select: { slug: true } }),
     t.db.serviceOffering.findMany({ select: { slug: true } }),
@@ -397,6 +404,8 @@ async function prepare(tool: Tool): Promise<Pools> {
     t.db.cart.findMany({ where: { apiKeyId: keyId, status: 'open' }, select: { id: true }, take: 20, orderBy: { createdAt: 'desc' } }),
     t.db.auditEntry.findMany({ select: { id: true, at: true, entityId: true, tool: true }, take: 20, orderBy: { at: 'desc' } }),
     t.db.featureFlag.findMany({ select: { key: true } }),
+    t.db.webhookEndpoint.findMany({ select: { id: true } }),
+    t.db.webhookEvent.findMany({ select: { id: true }, take: 20, orderBy: { createdAt: 'desc' } }),
   ]);
   // `slug` names the entity of the tool's own domain; a create tool gets fresh slugs (an existing one is a plain 409).
   const domain = tool.name.split('.')[0];
@@ -424,6 +433,11 @@ async function prepare(tool: Tool): Promise<Pools> {
     entityId: audits.map((a) => a.entityId),
     tool: audits.map((a) => a.tool),
     key: features.map((f) => f.key),
+    // `id` is a webhook endpoint's: the only tools whose input names a bare `id` are the webhooks.* ones.
+    id: endpoints.map((e) => e.id),
+    endpointId: endpoints.map((e) => e.id),
+    eventId: events.map((e) => e.id),
+    events: ['*', 'order.*', 'feature.*', ...EVENT_DEFINITIONS.map((d) => d.type)],
     cursor: audits.map((a) => Buffer.from(`${a.at.getTime()}.${a.id}`).toString('base64url')),
   };
 }

@@ -1,9 +1,13 @@
 // The webhooks.* tools over HTTP against PostgreSQL, with a local receiver; deliveries verified with standardwebhooks.
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FastifyInstance } from 'fastify';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/events/delivery-worker.ts';
+import { buildMcpCatalog } from '../../src/mcp/tool-catalog.ts';
 import { serviceSafeFetch } from '../../src/outbound/service-client.ts';
+import { TOOLS } from '../../src/tools/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem } from '../helpers/problem.ts';
 import { startReceiver, verifiedWith, type Receiver } from './receiver.ts';
@@ -57,7 +61,7 @@ describe('endpoint management and delivery', () => {
     expectProblem(await t.call('webhooks.create', { url: receiver.url, events: ['*'] }, reader), 403, 'insufficient_scope');
   });
 
-  it('a dry run creates nothing; an Idempotency-Key replays the same endpoint and secret', async () => {
+  it('a dry run creates nothing; an Idempotency-Key replays the same endpoint without its secret', async () => {
     const count = await t.db.webhookEndpoint.count();
     const dry = await t.call('webhooks.create', { url: receiver.url, events: ['*'], dryRun: true }, key);
     expect(dry.statusCode, dry.body).toBe(200);
@@ -65,9 +69,25 @@ describe('endpoint management and delivery', () => {
     const headers = { 'idempotency-key': 'create-once' };
     const first = await t.call('webhooks.create', { url: receiver.url, events: ['*'] }, key, { headers });
     const again = await t.call('webhooks.create', { url: receiver.url, events: ['*'] }, key, { headers });
-    expect(again.json().result).toEqual(first.json().result);
+    const { secret, endpoint } = first.json().result;
+    expect(secret).toMatch(/^whsec_/);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().result).toEqual({ endpoint, secret: null, secretNote: expect.stringMatching(/shown only in the first answer.*webhooks\.rotate_secret/) });
+    expect(again.body).not.toContain(secret.slice(6));
     expect(await t.db.webhookEndpoint.count()).toBe(count + 1);
-    await t.call('webhooks.delete', { id: first.json().result.endpoint.id, confirm: true }, key);
+    // Nor is it kept where a replay would read it from.
+    const [record] = await t.db.$queryRaw<{ response: string }[]>`SELECT response::text FROM "IdempotencyRecord" WHERE key = 'create-once'`;
+    expect(record.response).toContain(endpoint.id);
+    expect(record.response).not.toContain(secret.slice(6));
+
+    const rotateHeaders = { 'idempotency-key': 'rotate-once' };
+    const rotated = await t.call('webhooks.rotate_secret', { id: endpoint.id }, key, { headers: rotateHeaders });
+    const fresh = rotated.json().result.secret as string;
+    expect(fresh).toMatch(/^whsec_/);
+    const rotatedAgain = await t.call('webhooks.rotate_secret', { id: endpoint.id }, key, { headers: rotateHeaders });
+    expect(rotatedAgain.json().result).toMatchObject({ secret: null, secretNote: expect.any(String) });
+    expect(rotatedAgain.body).not.toContain(fresh.slice(6));
+    await t.call('webhooks.delete', { id: endpoint.id, confirm: true }, key);
   });
 
   it('delivery: send_test reaches only that endpoint, verified; list_deliveries shows the attempt', async () => {
@@ -147,6 +167,23 @@ describe('endpoint management and delivery', () => {
     expectProblem(await t.call('webhooks.delete', { id: endpoint.id }, key), 422, 'confirmation_required');
     expect((await t.call('webhooks.delete', { id: endpoint.id, confirm: true }, key)).statusCode).toBe(200);
     expectProblem(await t.call('webhooks.delete', { id: endpoint.id, confirm: true }, key), 404, 'not_found');
+  });
+
+  it('update publishes "at least one field besides id": the OpenAPI and MCP schemas refuse { id } alone, as the server does', async () => {
+    const { endpoint } = await create();
+    const openapi = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8'));
+    const published = openapi.paths['/api/v1/tools/webhooks.update'].post.requestBody.content['application/json'].schema;
+    const mcp = buildMcpCatalog(TOOLS).get('webhooks.update')!.definition('inline').inputSchema;
+    for (const schema of [published, mcp]) {
+      const valid = new Ajv2020({ strict: false }).compile(schema);
+      expect(valid({ id: endpoint.id })).toBe(false);
+      expect(valid({ id: endpoint.id, enabled: true })).toBe(true);
+      expect(valid({ id: endpoint.id, dryRun: true })).toBe(true);
+    }
+    expectProblem(await t.call('webhooks.update', { id: endpoint.id }, key), 400, 'invalid_request');
+    // Valid under the schema, so a domain error rather than a complaint about the shape.
+    expectProblem(await t.call('webhooks.update', { id: endpoint.id, dryRun: true }, key), 422, 'nothing_to_change');
+    expect((await t.call('webhooks.update', { id: endpoint.id, description: 'only this' }, key)).statusCode).toBe(200);
   });
 
   it('stats report queue depth and lag', async () => {

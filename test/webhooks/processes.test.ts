@@ -67,7 +67,7 @@ const eventIdsOf = async (prefix: string) =>
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  key = (await createKey(database.db, { name: 'webhooks', scopes: ['features:write', 'settings:write', 'settings:read'] })).key;
+  key = (await createKey(database.db, { name: 'webhooks', scopes: ['features:write', 'features:read', 'settings:write', 'settings:read'] })).key;
 });
 
 afterAll(async () => {
