@@ -63,7 +63,7 @@ export const webhookTools = [
     output: WithSecret,
     async handler(input, ctx) {
       const url = await checkEndpointUrl(ctx.config, input.url);
-      const { row, secret } = await createEndpoint(ctx.db, { ...input, url });
+      const { row, secret } = await createEndpoint(ctx.db, ctx.secrets, { ...input, url });
       ctx.audit({ entityType: 'webhook_endpoint', entityId: row.id, before: null, after: endpointSnapshot(row) });
       return { endpoint: endpointSnapshot(row), secret };
     },
@@ -132,7 +132,7 @@ export const webhookTools = [
     input: z.strictObject({ id: EndpointId }),
     output: WithSecret,
     async handler({ id }, ctx) {
-      const { before, after, secret } = await rotateSecret(ctx.db, id);
+      const { before, after, secret } = await rotateSecret(ctx.db, ctx.secrets, id);
       ctx.audit({ entityType: 'webhook_endpoint', entityId: id, before: endpointSnapshot(before), after: endpointSnapshot(after) });
       return { endpoint: endpointSnapshot(after), secret };
     },

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDeps } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { TEST_SECRETS_KEY } from '../helpers/secrets-key.ts';
 
 export type DeployApp = { app: FastifyInstance; database: TestDatabase; close: () => Promise<void> };
 
@@ -25,11 +26,11 @@ export async function createDeployApp(env: Record<string, string> = {}, deps: Om
   };
 }
 
-/** `node src/server.ts` with only `env` (plus PATH, HOME and NODE_ENV=production) until it exits by itself. */
+/** `node src/server.ts` with only `env` (plus PATH, HOME, NODE_ENV=production and SECRETS_KEY) until it exits by itself. */
 export function runServerUntilExit(env: Record<string, string>): { code: number | null; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', SECRETS_KEY: TEST_SECRETS_KEY, ...env },
     encoding: 'utf8',
     timeout: 40_000,
   });
