@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config.ts';
@@ -36,9 +37,9 @@ async function keyFromFile(file: string): Promise<Buffer> {
     await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o755 });
     // Written privately beside it, then linked into place: of two processes starting at once, the first link wins and
     // both read the winner's key.
-    const tmp = `${file}.${process.pid}.tmp`;
+    const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     try {
-      await fs.writeFile(tmp, `${newSecretsKey()}\n`, { mode: 0o600 });
+      await fs.writeFile(tmp, `${newSecretsKey()}\n`, { mode: 0o600, flag: 'wx' });
       await fs.link(tmp, file).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'EEXIST') throw err;
       });
