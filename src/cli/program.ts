@@ -18,14 +18,14 @@ const GROUPS = [registerKeys, registerGrants, registerOAuth, registerSecrets, re
 export function buildProgram(): Command {
   const program = new Command()
     .name(CLI)
-    .description('Operate an Agent API installation: API keys, OAuth grants, demo data, migrations.')
+    .description('Operate an Agent API installation: API keys, OAuth grants, stored secrets, demo data, migrations.')
     .configureOutput({ outputError: (message) => printError(message) })
     .exitOverride()
     .showSuggestionAfterError()
     .addHelpText('after', examples(`${CLI} keys create --name my-agent --scopes catalog:read --json`, `${CLI} keys list`, `${CLI} seed --demo`, `${CLI} keys create --help`))
     .addHelpText(
       'after',
-      '\nEnvironment:\n  DATABASE_URL  PostgreSQL to use; unset: the embedded one under DATA_DIR (default .data), shared with `npm start`\n  NO_COLOR      no colours (colours are only ever used on a terminal)',
+      '\nEnvironment:\n  DATABASE_URL  PostgreSQL to use; unset: the embedded one under DATA_DIR (default .data), shared with `npm start`\n  SECRETS_KEY   the key stored secrets are sealed with (the same as the server); unset: DATA_DIR/secrets.key (not in production)\n  NO_COLOR      no colours (colours are only ever used on a terminal)',
     )
     .addHelpText('afterAll', EXIT_CODES_HELP);
   for (const register of GROUPS) register(program);
