@@ -46,10 +46,10 @@ export async function loadKeys(db: Db, secrets: SecretBox): Promise<Authorizatio
   };
 }
 
-/** The key material, stored sealed as a JSON string (src/secrets/). */
+/** The key material, stored sealed as a JSON string (src/secrets/); material stored as JSON itself is not sealed and is refused. */
 function openMaterial(secrets: SecretBox, row: { id: string; material: unknown }): unknown {
-  if (typeof row.material !== 'string') throw new Error(`OAuth key ${row.id} is stored unsealed: restart the service to seal it`);
-  return JSON.parse(secrets.open(row.material, sealedIn.oauthKey(row.id)));
+  const stored = typeof row.material === 'string' ? row.material : JSON.stringify(row.material);
+  return JSON.parse(secrets.open(stored, sealedIn.oauthKey(row.id)));
 }
 
 /** A new signing key and cookie secret take over; the previous ones keep verifying, older ones are retired. */

@@ -9,7 +9,7 @@ const PREFIX = 'sealed:v1:';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 /** A SECRETS_KEY must carry at least this much randomness. */
-export const SECRETS_KEY_MIN_BYTES = 32;
+const SECRETS_KEY_MIN_BYTES = 32;
 // HKDF labels: the same SECRETS_KEY yields an encryption key and a public key id that reveals nothing about it.
 const SALT = 'agent-api secrets';
 const KEY_INFO = 'sealed:v1 aes-256-gcm';

@@ -5,7 +5,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
 import type { Db } from '../../src/db/client.ts';
 import { startDeliveryWorker, type DeliveryWorker } from '../../src/events/delivery-worker.ts';
 import { serviceSafeFetch } from '../../src/outbound/service-client.ts';
@@ -15,7 +15,7 @@ import { sealedIn } from '../../src/secrets/stored-secrets.ts';
 import { productInput } from '../helpers/factories.ts';
 import { TEST_SECRETS_KEY } from '../helpers/secrets-key.ts';
 
-export type Instance = { app: FastifyInstance; base: string; secrets: SecretBox; worker: DeliveryWorker; close: () => Promise<void> };
+export type Instance = { app: FastifyInstance; base: string; config: Config; secrets: SecretBox; worker: DeliveryWorker; close: () => Promise<void> };
 
 /** One instance of the service on `url` (whose client is `db`) with these settings; SECRETS_KEY is the tests' unless given. */
 export async function startInstance(url: string, db: Db, env: Record<string, string> = {}): Promise<Instance> {
@@ -29,6 +29,7 @@ export async function startInstance(url: string, db: Db, env: Record<string, str
   return {
     app,
     base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+    config,
     secrets,
     worker,
     close: async () => {

@@ -3,7 +3,9 @@
 // rotation of SECRETS_KEY with `secrets reencrypt`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sealStoredSecrets } from '../../src/secrets/stored-secrets.ts';
-import { newSecretsKey } from '../../src/secrets/secret-box.ts';
+import { mcpStateSecret } from '../../src/mcp/state-secret.ts';
+import { loadKeys } from '../../src/oauth/keys.ts';
+import { newSecretsKey, SecretBoxError } from '../../src/secrets/secret-box.ts';
 import { cli } from '../cli/processes.ts';
 import { createKey } from '../../src/auth/key-admin.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -88,6 +90,18 @@ describe('secrets in the database', () => {
       const [attempt] = await attemptsOf(eventId);
       expect(attempt).toMatchObject({ statusCode: null, error: 'secret: the signing secret does not open with SECRETS_KEY' });
       expect(receiver.deliveries.some((d) => d.id === eventId)).toBe(false);
+    }
+  });
+
+  it('a plaintext OAuth key or MCP state secret (written without SECRETS_KEY) is refused, not used', async () => {
+    const other = await createTestDatabase();
+    try {
+      await other.db.oAuthKey.createMany({ data: [{ id: 'planted', use: 'sig', material: { kty: 'RSA' } }, { id: 'cookie-planted', use: 'cookie', material: { secret: 'x'.repeat(43) } }] });
+      await other.db.serverSecret.create({ data: { name: 'mcp-request-state', value: 'y'.repeat(43) } });
+      await expect(loadKeys(other.db, instance.secrets)).rejects.toThrow(/^the secret of oauth-key:(cookie-)?planted is not sealed$/);
+      await expect(mcpStateSecret(instance.config, other.db, instance.secrets)).rejects.toThrow(new SecretBoxError('the secret of server-secret:mcp-request-state is not sealed'));
+    } finally {
+      await other.drop();
     }
   });
 });
