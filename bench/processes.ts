@@ -5,10 +5,13 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSyn
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { newSecretsKey } from '../src/secrets/secret-box.ts';
 import { registerCleanup } from './cleanup.ts';
 import { ROOT, START, settings } from './settings.ts';
 
 const env = process.env;
+/** Production requires SECRETS_KEY; a bench database lives for one run, and so may its key. */
+const secretsKey = env.SECRETS_KEY ?? newSecretsKey();
 
 export type Child = {
   name: string;
@@ -105,6 +108,7 @@ export async function startService(databaseUrl: string, label: string, extraEnv:
     PORT: String(port),
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     DATABASE_URL: databaseUrl,
+    SECRETS_KEY: secretsKey,
     LOG_LEVEL: 'warn',
     RATE_LIMIT_ANON_MAX: limit,
     RATE_LIMIT_PREAUTH_MAX: limit,

@@ -25,6 +25,8 @@ import type { Resolver } from './outbound/safe-fetch.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import { registerStorefront } from './storefront/routes.ts';
 import { registerOAuth } from './oauth/routes.ts';
+import { openSecretBox } from './secrets/key-file.ts';
+import type { SecretBox } from './secrets/secret-box.ts';
 import { cimdFetch } from './oauth/cimd-fetch.ts';
 import type { Tool } from './registry/define-tool.ts';
 import { TOOLS } from './tools/index.ts';
@@ -43,6 +45,8 @@ export type AppDeps = {
   lifecycle?: Lifecycle;
   /** Observes every request when metrics are served (METRICS_PORT). */
   metrics?: Metrics;
+  /** Seals the secrets kept in the database; defaults to SECRETS_KEY's, or DATA_DIR's generated key (src/secrets/). */
+  secrets?: SecretBox;
 };
 
 /** Builds the whole service without listening (tests inject requests; src/server.ts listens). */
@@ -86,10 +90,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const limiters = await createLimiters(app, config, deps.redis);
   const keys = new KeyStore(deps.db);
-  const tokens = registerOAuth(app, { config, db: deps.db, keys, fetch: cimdFetch(config), limiters });
+  const secrets = deps.secrets ?? (await openSecretBox(config));
+  const tokens = registerOAuth(app, { config, db: deps.db, keys, fetch: cimdFetch(config), limiters, secrets });
   const authenticate = bearerAuthenticator(keys, tokens, config);
   const guard = createRequestGuard(limiters, authenticate);
-  const invokeDeps = { db: deps.db, config };
+  const invokeDeps = { db: deps.db, config, secrets };
 
   registerToolRoutes(app, invokeDeps, tools, guard, limiters);
   const mcp = registerMcp(app, {

@@ -3,6 +3,7 @@ import { parseDenyList } from './outbound/address-policy.ts';
 import { DEFAULT_PG_RUNTIME_DIR } from './db/embedded/reach.ts';
 import { trustProxySetting, type TrustProxy } from './http/trust-proxy.ts';
 import { SetupError } from './setup-error.ts';
+import { parseSecretsKey } from './secrets/secret-box.ts';
 
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().min(0);
@@ -16,6 +17,7 @@ const duration = z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, 'must be a duration
   const [, amount, unit] = /^([\d.]+)(ms|s|m|h)$/.exec(v)!;
   return Math.round(Number(amount) * DURATION_UNITS_MS[unit as keyof typeof DURATION_UNITS_MS]);
 });
+const secretsKey = z.string().refine((v) => parseSecretsKey(v) !== null);
 const durations = z.string().transform((list) => list.split(',').map((d) => d.trim())).pipe(z.array(duration).min(1));
 
 // The only reader of process.env: everything else receives a frozen Config. One flat list, one line per setting:
@@ -48,6 +50,8 @@ const ConfigSchema = z.object({
   METRICS_PORT: port.optional().describe('a TCP port number from 0 to 65535'),
   METRICS_HOST: z.string().min(1).default('127.0.0.1').describe('an interface address for the metrics listener, e.g. 0.0.0.0'),
   TOOL_CONTRACTS: z.enum(['log', 'strict']).default('log').describe('log or strict'),
+  SECRETS_KEY: secretsKey.optional().describe('at least 32 random bytes in base64 or base64url, e.g. the output of openssl rand -base64 32'),
+  SECRETS_KEY_PREVIOUS: secretsKey.optional().describe('the SECRETS_KEY in use before a rotation, in the same format'),
   MCP_STATE_SECRET: z.string().min(32, 'must be at least 32 characters').optional().describe('a secret of at least 32 characters'),
   OUTBOUND_ALLOW_PRIVATE: z.enum(['0', '1']).default('0').describe('0 or 1 (1 only for local tests and development)'),
   OUTBOUND_DENY_LIST: z
@@ -108,6 +112,11 @@ export type Config = Readonly<{
     /** Other services' resource URLs the built-in authorization server may issue (JWT) access tokens for. */
     extraResources: readonly string[];
   }>;
+  /**
+   * Encrypts the secrets stored in the database (src/secrets/). `key` seals and opens; `previousKey` only opens, during
+   * a rotation. Unset key (never in production): the key generated in DATA_DIR/secrets.key.
+   */
+  secrets: Readonly<{ key: string | undefined; previousKey: string | undefined }>;
   /** Seals MCP requestState (approval rounds); the same on every instance. Unset: generated once, kept in the database. */
   mcpStateSecret: string | undefined;
   /** The safe outbound HTTP client's address rules (src/outbound). */
@@ -178,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     toolContracts: e.TOOL_CONTRACTS,
     allowedOrigins: Object.freeze(csv(e.ALLOWED_ORIGINS)),
     oauth: Object.freeze({ issuer: e.OAUTH_ISSUER?.replace(/\/$/, ''), extraResources: Object.freeze(csv(e.OAUTH_EXTRA_RESOURCES)) }),
+    secrets: Object.freeze({ key: e.SECRETS_KEY, previousKey: e.SECRETS_KEY_PREVIOUS }),
     mcpStateSecret: e.MCP_STATE_SECRET,
     outbound: Object.freeze({ allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === '1', denyList: Object.freeze(e.OUTBOUND_DENY_LIST) }),
     images: Object.freeze({
@@ -217,6 +227,10 @@ function crossFieldProblems(e: z.infer<typeof ConfigSchema>, nodeEnv: string | u
       problems.push(`${name}: must be an https URL (plain http only with OUTBOUND_ALLOW_PRIVATE=1)`);
     }
   }
+  if (!e.SECRETS_KEY && nodeEnv === 'production') {
+    problems.push('SECRETS_KEY: required when NODE_ENV=production (it encrypts the secrets kept in the database; make one with openssl rand -base64 32)');
+  }
+  if (e.SECRETS_KEY_PREVIOUS && !e.SECRETS_KEY) problems.push('SECRETS_KEY_PREVIOUS: only together with SECRETS_KEY, the key that replaces it');
   if (e.IMAGES_PROVIDER === 'unsplash' && !e.UNSPLASH_ACCESS_KEY) problems.push('UNSPLASH_ACCESS_KEY: required when IMAGES_PROVIDER=unsplash');
   if (e.IMAGES_PROVIDER === 'pexels' && !e.PEXELS_API_KEY) problems.push('PEXELS_API_KEY: required when IMAGES_PROVIDER=pexels');
   return problems;

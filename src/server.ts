@@ -13,6 +13,8 @@ import { listenFailure, SetupError } from './setup-error.ts';
 import { onShutdownSignal } from './shutdown.ts';
 import { logDestination } from './log-format.ts';
 import { announceStartup } from './startup-banner.ts';
+import { openSecretBox } from './secrets/key-file.ts';
+import { sealStoredSecrets } from './secrets/stored-secrets.ts';
 
 // The only entry that listens: config → database (embedded if needed) → migrations → app → listen → graceful stop.
 const log = (msg: string) => console.log(`[server] ${msg}`);
@@ -50,21 +52,26 @@ onShutdownSignal(
 );
 
 try {
+  const secrets = await openSecretBox(config);
   const database = await openDatabase(config, (msg) => console.log(`[db] ${msg}`));
   closers.push(() => database.stop());
   const db = createDb({ connectionString: database.url, poolMax: config.dbPoolMax });
   closers.push(() => db.$disconnect());
+  // Before anything reads a secret: a wrong SECRETS_KEY stops the start, and rows written before secrets were
+  // encrypted are sealed (only sealed values are ever opened).
+  const sealed = (await sealStoredSecrets(db, secrets, 'plaintext')).reduce((n, c) => n + c.sealed, 0);
+  if (sealed > 0) log(`sealed ${sealed} secrets stored in plaintext by an earlier release`);
   // Shared rate-limit counters when several instances run; in-process counters otherwise.
   const redis = config.redisUrl ? connectRedis(config.redisUrl, { warn: fail, info: log }) : undefined;
   if (redis) closers.push(() => redis.disconnect());
   const metrics = config.metrics ? createMetrics(db) : undefined;
-  const app = await buildApp(config, { db, redis, lifecycle, metrics, logStream: await logDestination() });
+  const app = await buildApp(config, { db, redis, lifecycle, metrics, secrets, logStream: await logDestination() });
   // The delivery worker's own two connections (one claim and one batch of attempts at a time): its statements must
   // not queue behind the requests' transactions, or delivery lag grows with the write load (docs/webhooks.md).
   const workerDb = createDb({ connectionString: database.url, poolMax: DELIVERY_WORKER_CONNECTIONS });
   closers.push(() => workerDb.$disconnect());
   // Closed after the app (closers run in reverse): deliveries in flight finish before the database goes.
-  const webhooks = startDeliveryWorker({ db: workerDb, config, log: app.log, fetch: serviceSafeFetch(config) });
+  const webhooks = startDeliveryWorker({ db: workerDb, config, log: app.log, fetch: serviceSafeFetch(config), secrets });
   closers.push(() => webhooks.stop());
   // Expired authorization-server records and registered clients unused for 7 days (docs/oauth.md).
   if (!config.oauth.issuer) {

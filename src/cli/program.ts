@@ -3,12 +3,13 @@ import { registerGrants } from './commands/grants.ts';
 import { registerKeys } from './commands/keys.ts';
 import { registerMigrate } from './commands/migrate.ts';
 import { registerOAuth } from './commands/oauth.ts';
+import { registerSecrets } from './commands/secrets.ts';
 import { registerSeed } from './commands/seed.ts';
 import { EXIT_CODES_HELP, exitCodeOf } from './exit-codes.ts';
 import { CLI, examples, printError } from './output.ts';
 
 /** One command group per file; a new group is one file plus one line here. */
-const GROUPS = [registerKeys, registerGrants, registerOAuth, registerSeed, registerMigrate];
+const GROUPS = [registerKeys, registerGrants, registerOAuth, registerSecrets, registerSeed, registerMigrate];
 
 /**
  * The operator CLI. Settings made on the root before the groups are registered (output, exit override) are
@@ -17,14 +18,14 @@ const GROUPS = [registerKeys, registerGrants, registerOAuth, registerSeed, regis
 export function buildProgram(): Command {
   const program = new Command()
     .name(CLI)
-    .description('Operate an Agent API installation: API keys, OAuth grants, demo data, migrations.')
+    .description('Operate an Agent API installation: API keys, OAuth grants, stored secrets, demo data, migrations.')
     .configureOutput({ outputError: (message) => printError(message) })
     .exitOverride()
     .showSuggestionAfterError()
     .addHelpText('after', examples(`${CLI} keys create --name my-agent --scopes catalog:read --json`, `${CLI} keys list`, `${CLI} seed --demo`, `${CLI} keys create --help`))
     .addHelpText(
       'after',
-      '\nEnvironment:\n  DATABASE_URL  PostgreSQL to use; unset: the embedded one under DATA_DIR (default .data), shared with `npm start`\n  NO_COLOR      no colours (colours are only ever used on a terminal)',
+      '\nEnvironment:\n  DATABASE_URL  PostgreSQL to use; unset: the embedded one under DATA_DIR (default .data), shared with `npm start`\n  SECRETS_KEY   the key stored secrets are sealed with (the same as the server); unset: DATA_DIR/secrets.key (not in production)\n  NO_COLOR      no colours (colours are only ever used on a terminal)',
     )
     .addHelpText('afterAll', EXIT_CODES_HELP);
   for (const register of GROUPS) register(program);

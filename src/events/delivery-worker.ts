@@ -4,6 +4,8 @@ import type { Db } from '../db/client.ts';
 import { isDelivered, STORED_RESPONSE_BYTES, truncateUtf8 } from '../domain/webhook-retry.ts';
 import { OutboundError, type SafeFetch } from '../outbound/safe-fetch.ts';
 import { readScopesOfType } from './catalogue.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import { sealedIn } from '../secrets/stored-secrets.ts';
 import { claim, recordAttempts, release, type Claimed, type Outcome, type QueueDeps, type Recorded } from './delivery-queue.ts';
 import { webhookHeaders } from './signing.ts';
 
@@ -14,7 +16,7 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export type DeliveryWorker = { stop: () => Promise<void> };
 
-export type WorkerDeps = { db: Db; config: Config; log: FastifyBaseLogger; fetch: SafeFetch };
+export type WorkerDeps = { db: Db; config: Config; log: FastifyBaseLogger; fetch: SafeFetch; secrets: SecretBox };
 
 /**
  * Statements the worker runs at once, by construction: one claim, one batch of attempts. The service gives it a pool
@@ -136,7 +138,13 @@ async function attempt(deps: WorkerDeps, d: Claimed): Promise<Recorded> {
   const denied = creatorDenial(d);
   if (denied !== null) return { d, skipped: denied };
   const now = new Date();
-  const secrets = d.previousSecret && d.previousSecretExpiresAt && d.previousSecretExpiresAt > now ? [d.secret, d.previousSecret] : [d.secret];
+  let secrets: string[];
+  try {
+    secrets = signingSecrets(deps.secrets, d, now);
+  } catch (err) {
+    deps.log.error({ err, endpoint: d.endpointId }, 'webhook signing secret does not open');
+    return { d, outcome: { statusCode: null, error: 'secret: the signing secret does not open with SECRETS_KEY', responseBody: null, latencyMs: 0 }, final: false };
+  }
   const body = eventBody(d);
   const started = performance.now();
   let outcome: Outcome;
@@ -156,6 +164,13 @@ async function attempt(deps: WorkerDeps, d: Claimed): Promise<Recorded> {
     outcome = { statusCode: null, error: message, responseBody: null, latencyMs: elapsed(started) };
   }
   return { d, outcome, final: false };
+}
+
+/** The secrets that sign now (during a rotation the new one, then the old one), opened per delivery (a few µs each). */
+function signingSecrets(box: SecretBox, d: Claimed, now: Date): string[] {
+  const context = sealedIn.webhookEndpoint(d.endpointId);
+  const current = box.open(d.secret, context);
+  return d.previousSecret && d.previousSecretExpiresAt && d.previousSecretExpiresAt > now ? [current, box.open(d.previousSecret, context)] : [current];
 }
 
 const elapsed = (started: number) => Math.round(performance.now() - started);

@@ -55,7 +55,7 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
   // Built on first use, not in buildApp: converting every schema takes ~0.5 s cold, which every test app would pay.
   let catalog: McpCatalog | undefined;
   const getCatalog = () => (catalog ??= buildMcpCatalog(opts.tools));
-  const approvals = lazyApprovalCodec(() => mcpStateSecret(config, deps.db));
+  const approvals = lazyApprovalCodec(() => mcpStateSecret(config, deps.db, deps.secrets));
   const serverFor = (scope: McpRequestScope, era: 'legacy' | 'modern') => createMcpServer({ invoke: deps, catalog: getCatalog(), approvals }, scope, era);
 
   // 2026-07-28: the SDK's handler builds the server per request from its web Request; this is how it finds the

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
 import { keysVersion, loadKeys, type AuthorizationServerKeys } from './keys.ts';
 import { loadOidcProvider } from './library.ts';
 import { createProvider } from './provider.ts';
@@ -28,7 +29,7 @@ export class AuthorizationServer {
   private keysCheckedAt = 0;
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly deps: { db: Db; config: Config; log: FastifyBaseLogger; fetch: typeof fetch }) {}
+  constructor(private readonly deps: { db: Db; config: Config; log: FastifyBaseLogger; fetch: typeof fetch; secrets: SecretBox }) {}
 
   async providerFor(baseUrl: string): Promise<Provider> {
     return (await this.entryFor(baseUrl)).provider;
@@ -60,7 +61,7 @@ export class AuthorizationServer {
     const now = Date.now();
     if (this.keys && now - this.keysCheckedAt < KEY_CHECK_MS) return this.keys;
     if (!this.keys || (await keysVersion(this.deps.db)) !== this.keys.version) {
-      this.keys = await loadKeys(this.deps.db);
+      this.keys = await loadKeys(this.deps.db, this.deps.secrets);
       this.entries.clear();
     }
     this.keysCheckedAt = now;

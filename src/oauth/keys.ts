@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Db } from '../db/client.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import { sealedIn } from '../secrets/stored-secrets.ts';
 
 /** Signing keys kept for verification after a rotation: the new one signs, the previous one still verifies. */
 const KEPT_PER_USE = 2;
@@ -30,22 +32,29 @@ function newCookieSecret(): { id: string; material: { secret: string } } {
  * the same rows, so tokens and cookies made by one are accepted by all. Two instances starting at once may both
  * generate a key: both are then valid and the newer one signs.
  */
-export async function loadKeys(db: Db): Promise<AuthorizationServerKeys> {
+export async function loadKeys(db: Db, secrets: SecretBox): Promise<AuthorizationServerKeys> {
   let rows = await activeKeys(db);
   if (!rows.some((r) => r.use === 'sig') || !rows.some((r) => r.use === 'cookie')) {
-    await insertKeys(db);
+    await insertKeys(db, secrets);
     rows = await activeKeys(db);
   }
+  const opened = rows.map((r) => ({ use: r.use, material: openMaterial(secrets, r) }));
   return {
-    signing: rows.filter((r) => r.use === 'sig').map((r) => r.material as JWK),
-    cookie: rows.filter((r) => r.use === 'cookie').map((r) => (r.material as { secret: string }).secret),
+    signing: opened.filter((r) => r.use === 'sig').map((r) => r.material as JWK),
+    cookie: opened.filter((r) => r.use === 'cookie').map((r) => (r.material as { secret: string }).secret),
     version: rows.map((r) => r.id).join(','),
   };
 }
 
+/** The key material, stored sealed as a JSON string (src/secrets/); material stored as JSON itself is not sealed and is refused. */
+function openMaterial(secrets: SecretBox, row: { id: string; material: unknown }): unknown {
+  const stored = typeof row.material === 'string' ? row.material : JSON.stringify(row.material);
+  return JSON.parse(secrets.open(stored, sealedIn.oauthKey(row.id)));
+}
+
 /** A new signing key and cookie secret take over; the previous ones keep verifying, older ones are retired. */
-export async function rotateKeys(db: Db): Promise<{ kid: string; retired: string[] }> {
-  const { signingKid } = await insertKeys(db);
+export async function rotateKeys(db: Db, secrets: SecretBox): Promise<{ kid: string; retired: string[] }> {
+  const { signingKid } = await insertKeys(db, secrets);
   const retired: string[] = [];
   for (const use of ['sig', 'cookie']) {
     const stale = (await db.oAuthKey.findMany({ where: { use, retiredAt: null }, orderBy: { createdAt: 'desc' }, skip: KEPT_PER_USE, select: { id: true } })).map((r) => r.id);
@@ -65,9 +74,10 @@ async function activeKeys(db: Db) {
   return db.oAuthKey.findMany({ where: { retiredAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] });
 }
 
-async function insertKeys(db: Db): Promise<{ signingKid: string }> {
+async function insertKeys(db: Db, secrets: SecretBox): Promise<{ signingKid: string }> {
   const signing = await newSigningKey();
   const cookie = newCookieSecret();
-  await db.oAuthKey.createMany({ data: [{ ...signing, use: 'sig' }, { ...cookie, use: 'cookie' }] });
+  const sealed = (key: { id: string; material: object }) => ({ id: key.id, material: secrets.seal(JSON.stringify(key.material), sealedIn.oauthKey(key.id)) });
+  await db.oAuthKey.createMany({ data: [{ ...sealed(signing), use: 'sig' }, { ...sealed(cookie), use: 'cookie' }] });
   return { signingKid: signing.id };
 }

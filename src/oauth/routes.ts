@@ -7,6 +7,7 @@ import { rateLimitHeaders } from '../http/rate-limit-headers.ts';
 import type { Limiter, Limiters } from '../http/rate-limit.ts';
 import { count } from '../http/request-guard.ts';
 import { SCOPES } from '../registry/scopes.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
 import { createJwtTokenVerifier, createLocalTokenVerifier, type AccessTokenVerifier } from './access-tokens.ts';
 import { AuthorizationServer } from './authorization-server.ts';
 import { registerConsentRoutes } from './consent-routes.ts';
@@ -30,7 +31,7 @@ const CORS_CACHEABLE = {
   'Cache-Control': 'public, max-age=3600',
 };
 
-export type OAuthDeps = { config: Config; db: Db; keys: KeyStore; fetch: typeof fetch; limiters: Limiters };
+export type OAuthDeps = { config: Config; db: Db; keys: KeyStore; fetch: typeof fetch; limiters: Limiters; secrets: SecretBox };
 
 /**
  * OAuth for this service. With OAUTH_ISSUER set, only the resource-server half: RFC 9728 documents pointing at that
@@ -53,7 +54,7 @@ export function registerOAuth(app: FastifyInstance, deps: OAuthDeps): AccessToke
 
   if (external) return createJwtTokenVerifier(external, async (url) => (await fetch(url, { signal: AbortSignal.timeout(5_000) })).json());
 
-  const server = new AuthorizationServer({ db: deps.db, config, log: app.log, fetch: deps.fetch });
+  const server = new AuthorizationServer({ db: deps.db, config, log: app.log, fetch: deps.fetch, secrets: deps.secrets });
   registerConsentRoutes(app, { server, keys: deps.keys, db: deps.db, config, limiter: deps.limiters.oauth.authorize });
 
   // The library is a Koa app: it gets the raw request with its body unread, and the URL below /oauth that its

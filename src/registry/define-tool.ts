@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { Db, Tx } from '../db/client.ts';
 import type { ProblemCode } from '../errors.ts';
 import type { ReversibleEntity } from '../services/reversible.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
 import type { Scope } from './scopes.ts';
 
 /** Who calls: an API key, or an OAuth grant acting for the operator key that approved it (`keyId`). */
@@ -28,6 +29,8 @@ export type ReadContext = {
   requestId: string;
   log: FastifyBaseLogger;
   config: Config;
+  /** Seals and opens the secrets kept in the database (webhook signing secrets). */
+  secrets: SecretBox;
 };
 
 /** What a write handler gets: the transaction its changes and their audit entries are written in. */

@@ -11,8 +11,9 @@ import {
 import type { Change, Principal, ReadContext, Tool, ToolRateLimit, WriteContext } from './define-tool.ts';
 import { insufficientScope } from './scopes.ts';
 import { problemCodesOf } from './tool-problems.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
 
-export type InvokeDeps = { db: Db; config: Config };
+export type InvokeDeps = { db: Db; config: Config; secrets: SecretBox };
 
 export type InvokeRequest = {
   tool: Tool;
@@ -76,7 +77,7 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
     throw new AppError('confirmation_required', `${tool.name} changes data and needs "confirm": true (preview it first with "dryRun": true).`);
   }
 
-  const readContext = { principal: req.principal, requestId: req.requestId, log: req.log, config: deps.config };
+  const readContext = { principal: req.principal, requestId: req.requestId, log: req.log, config: deps.config, secrets: deps.secrets };
   if (tool.kind === 'read') {
     return { ok: true, result: shapeOutput(tool, await tool.handler(args, { ...readContext, db: deps.db })) };
   }

@@ -8,6 +8,8 @@ import { newSigningSecret } from '../events/signing.ts';
 import type { Prisma, WebhookDeliveryStatus, WebhookEndpoint } from '../generated/prisma/client.ts';
 import type { Principal } from '../registry/define-tool.ts';
 import { insufficientScope } from '../registry/scopes.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import { sealedIn } from '../secrets/stored-secrets.ts';
 
 /** The old secret keeps signing alongside the new one this long after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
@@ -64,10 +66,11 @@ export async function subscriptionCreator(db: DbClient, principal: Principal | n
 
 export type EndpointInput = { url: string; events: string[]; description?: string | null };
 
-export async function createEndpoint(tx: Tx, input: EndpointInput, creator: EndpointCreator) {
+export async function createEndpoint(tx: Tx, secrets: SecretBox, input: EndpointInput, creator: EndpointCreator) {
   const secret = newSigningSecret();
+  const id = `we_${randomBytes(12).toString('base64url')}`;
   const row = await tx.webhookEndpoint.create({
-    data: { id: `we_${randomBytes(12).toString('base64url')}`, url: input.url, events: input.events, description: input.description ?? null, secret, ...creator },
+    data: { id, url: input.url, events: input.events, description: input.description ?? null, secret: secrets.seal(secret, sealedIn.webhookEndpoint(id)), ...creator },
   });
   return { row, secret };
 }
@@ -106,11 +109,13 @@ export async function deleteEndpoint(tx: Tx, id: string): Promise<WebhookEndpoin
   return before;
 }
 
-export async function rotateSecret(tx: Tx, id: string) {
+/** The sealed secret moves to previousSecret as it is: both columns are sealed under the endpoint's context. */
+export async function rotateSecret(tx: Tx, secrets: SecretBox, id: string) {
   const before = await lockEndpoint(tx, id);
   const secret = newSigningSecret();
   const previousSecretExpiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
-  const after = await tx.webhookEndpoint.update({ where: { id }, data: { secret, previousSecret: before.secret, previousSecretExpiresAt } });
+  const sealed = secrets.seal(secret, sealedIn.webhookEndpoint(id));
+  const after = await tx.webhookEndpoint.update({ where: { id }, data: { secret: sealed, previousSecret: before.secret, previousSecretExpiresAt } });
   return { before, after, secret, previousSecretExpiresAt };
 }
 

@@ -86,7 +86,7 @@ export const webhookTools = [
     async handler(input, ctx) {
       const creator = await subscriptionCreator(ctx.db, ctx.principal, input.events);
       const url = await checkEndpointUrl(ctx.config, input.url);
-      const { row, secret } = await createEndpoint(ctx.db, { ...input, url }, creator);
+      const { row, secret } = await createEndpoint(ctx.db, ctx.secrets, { ...input, url }, creator);
       ctx.audit({ entityType: 'webhook_endpoint', entityId: row.id, before: null, after: endpointSnapshot(row) });
       return { endpoint: endpointSnapshot(row), secret };
     },
@@ -156,7 +156,7 @@ export const webhookTools = [
     output: WithSecret,
     replayResult: withoutSecret,
     async handler({ id }, ctx) {
-      const { before, after, secret } = await rotateSecret(ctx.db, id);
+      const { before, after, secret } = await rotateSecret(ctx.db, ctx.secrets, id);
       ctx.audit({ entityType: 'webhook_endpoint', entityId: id, before: endpointSnapshot(before), after: endpointSnapshot(after) });
       return { endpoint: endpointSnapshot(after), secret };
     },

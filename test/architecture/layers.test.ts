@@ -59,6 +59,11 @@ const RULES: { layer: string; forbidden: (to: string) => boolean; why: string }[
     forbidden: (to) => ['tools', 'http', 'mcp', 'openapi', 'cli'].includes(layerOf(to)) || to.startsWith('registry/'),
     why: 'events/ (catalogue, outbox, delivery) sit beside services/: the write path and the tools call them, never the reverse',
   },
+  {
+    layer: 'secrets',
+    forbidden: (to) => ['tools', 'services', 'events', 'oauth', 'http', 'mcp', 'registry', 'openapi', 'cli', 'auth'].includes(layerOf(to)),
+    why: 'secrets/ seals what the services, events, OAuth and MCP code store; it knows none of them',
+  },
 ];
 
 /** Only these may import tool declarations: the registry list itself and its consumers. */

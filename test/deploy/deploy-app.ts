@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDeps } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { TEST_SECRETS_KEY } from '../helpers/secrets-key.ts';
 
 export type DeployApp = { app: FastifyInstance; database: TestDatabase; close: () => Promise<void> };
 
@@ -26,11 +27,13 @@ export async function createDeployApp(env: Record<string, string> = {}, deps: Om
 }
 
 /**
- * `node src/server.ts` with only `env` (plus PATH, HOME, NODE_ENV=production and the PUBLIC_BASE_URL production
- * requires; a value of undefined leaves a variable out) until it exits by itself.
+ * `node src/server.ts` with only `env` (plus PATH, HOME, NODE_ENV=production and the PUBLIC_BASE_URL and SECRETS_KEY
+ * production requires; a value of undefined leaves a variable out) until it exits by itself.
  */
 export function runServerUntilExit(env: Record<string, string | undefined>): { code: number | null; stdout: string; stderr: string } {
-  const merged: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PUBLIC_BASE_URL: 'http://127.0.0.1', ...env };
+  const merged: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PUBLIC_BASE_URL: 'http://127.0.0.1', SECRETS_KEY: TEST_SECRETS_KEY, ...env,
+  };
   for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alive, postmasterPid, startServerProcess } from '../helpers/processes.ts';
+import { TEST_SECRETS_KEY } from '../helpers/secrets-key.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const isRoot = process.getuid?.() === 0;
@@ -63,7 +64,7 @@ describe.skipIf(!isRoot)('npm start as root inside a 0700 folder', () => {
   it('stops with one line naming the cause and the fix when PG_RUNTIME_DIR is out of reach too', { timeout: 60_000 }, () => {
     const run = spawnSync(process.execPath, ['.build/src/server.mjs'], {
       cwd: project,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PUBLIC_BASE_URL: 'http://127.0.0.1', PORT: '0', DATA_DIR: '.data-2', PG_RUNTIME_DIR: path.join(closed, 'runtime') },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PUBLIC_BASE_URL: 'http://127.0.0.1', SECRETS_KEY: TEST_SECRETS_KEY, PORT: '0', DATA_DIR: '.data-2', PG_RUNTIME_DIR: path.join(closed, 'runtime') },
       encoding: 'utf8',
       timeout: 50_000,
     });

@@ -4,8 +4,11 @@ import { createKey } from '../../src/auth/key-admin.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createDb, type Db } from '../../src/db/client.ts';
 import type { Tool } from '../../src/registry/define-tool.ts';
+import { openSecretBox } from '../../src/secrets/key-file.ts';
+import type { SecretBox } from '../../src/secrets/secret-box.ts';
 import { SCOPES, type Scope } from '../../src/registry/scopes.ts';
 import { createTestDatabase } from './database.ts';
+import { TEST_SECRETS_KEY } from './secrets-key.ts';
 
 export type TestApp = {
   app: FastifyInstance;
@@ -14,6 +17,8 @@ export type TestApp = {
   /** Connection URL of the app's database. */
   url: string;
   config: Config;
+  /** The app's secret box (SECRETS_KEY: TEST_SECRETS_KEY unless `env` names another), e.g. for a delivery worker. */
+  secrets: SecretBox;
   /** A fresh key with these scopes (default: all 20). */
   key: (scopes?: readonly Scope[]) => Promise<string>;
   /** POST /api/v1/tools/<name> with a JSON body and optional Bearer key. */
@@ -48,16 +53,19 @@ export async function createTestApp(
     RATE_LIMIT_OAUTH_AUTHORIZE_MAX: '100000',
     RATE_LIMIT_OAUTH_TOKEN_MAX: '100000',
     DATABASE_URL: database.url,
+    SECRETS_KEY: TEST_SECRETS_KEY,
     ...opts.env,
   });
+  const secrets = await openSecretBox(config);
   const appDb = opts.onQuery ? createDb({ connectionString: database.url, poolMax: 5, onQuery: opts.onQuery }) : database.db;
-  const app = await buildApp(config, { db: appDb, tools: opts.tools, redis: opts.redis });
+  const app = await buildApp(config, { db: appDb, tools: opts.tools, redis: opts.redis, secrets });
   await app.ready();
   return {
     app,
     db: database.db,
     url: database.url,
     config,
+    secrets,
     key: async (scopes = SCOPES) => (await createKey(database.db, { name: 'test', scopes: [...scopes] })).key,
     call: (name, body = {}, key, extra = {}) =>
       app.inject({

@@ -225,7 +225,7 @@ describe('tokens bound to this service', () => {
 
   it('is refused by another service on the same database (another base URL)', async () => {
     const tokens = await tokensFor(`${base}/api/mcp`, 'features:read');
-    const other = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: t.url, PUBLIC_BASE_URL: 'https://other.example' }), { db: t.db });
+    const other = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: t.url, PUBLIC_BASE_URL: 'https://other.example' }), { db: t.db, secrets: t.secrets });
     try {
       const res = await other.inject({ method: 'POST', url: '/api/v1/tools/features.list', headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' }, payload: '{}' });
       expect(res.statusCode).toBe(401);
@@ -244,20 +244,20 @@ describe('signing keys', () => {
     expect(before).toHaveLength(1);
     expect(await t.db.oAuthKey.count({ where: { use: 'sig' } })).toBe(1);
 
-    const second = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: t.url }), { db: t.db });
+    const second = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: t.url }), { db: t.db, secrets: t.secrets });
     await second.listen({ host: '127.0.0.1', port: 0 });
     const secondBase = `http://127.0.0.1:${(second.server.address() as AddressInfo).port}`;
     try {
       expect(await jwks(`${secondBase}/oauth/jwks`)).toEqual(before);
-      const { kid } = await rotateKeys(t.db);
-      const third = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: t.url }), { db: t.db });
+      const { kid } = await rotateKeys(t.db, t.secrets);
+      const third = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: t.url }), { db: t.db, secrets: t.secrets });
       await third.listen({ host: '127.0.0.1', port: 0 });
       try {
         expect(await jwks(`http://127.0.0.1:${(third.server.address() as AddressInfo).port}/oauth/jwks`)).toEqual([kid, ...before]);
       } finally {
         await third.close();
       }
-      await rotateKeys(t.db);
+      await rotateKeys(t.db, t.secrets);
       expect(await t.db.oAuthKey.count({ where: { use: 'sig', retiredAt: null } })).toBe(2);
       expect((await t.db.oAuthKey.findUniqueOrThrow({ where: { id: before[0] } })).retiredAt).not.toBeNull();
     } finally {

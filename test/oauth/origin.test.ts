@@ -153,7 +153,7 @@ describe('issuers per origin', () => {
   afterAll(async () => t?.close());
 
   it(`keeps the ${MAX_ISSUERS} most recently used, evicting the least recently used first`, async () => {
-    const server = new AuthorizationServer({ db: t.db, config: t.config, log: t.app.log, fetch });
+    const server = new AuthorizationServer({ db: t.db, config: t.config, log: t.app.log, fetch, secrets: t.secrets });
     const bases = Array.from({ length: MAX_ISSUERS + 1 }, (_, i) => `http://host-${i}.test`);
     const first = [];
     for (const b of bases.slice(0, MAX_ISSUERS)) first.push(await server.providerFor(b));

@@ -16,7 +16,7 @@ type Env = Record<string, string>;
 
 async function withWorker(env: Env) {
   const t = await createTestApp({ env: { OUTBOUND_ALLOW_PRIVATE: '1', WEBHOOK_POLL_INTERVAL: '20ms', ...env } });
-  const worker = startDeliveryWorker({ db: t.db, config: t.config, log: t.app.log, fetch: serviceSafeFetch(t.config) });
+  const worker = startDeliveryWorker({ db: t.db, config: t.config, log: t.app.log, fetch: serviceSafeFetch(t.config), secrets: t.secrets });
   return { t, worker, key: await t.key() };
 }
 
@@ -236,7 +236,7 @@ describe('shutdown', () => {
       const key = await t.key();
       const endpoint = (await t.call('webhooks.create', { url: receiver.url, events: ['order.*'] }, key)).json().result.endpoint.id;
       for (let i = 0; i < 4; i++) await t.call('webhooks.send_test', { id: endpoint }, key);
-      const worker = startDeliveryWorker({ db: t.db, config: t.config, log: t.app.log, fetch: serviceSafeFetch(t.config) });
+      const worker = startDeliveryWorker({ db: t.db, config: t.config, log: t.app.log, fetch: serviceSafeFetch(t.config), secrets: t.secrets });
       const [sent] = await receiver.waitFor(1);
       await worker.stop();
       expect(receiver.deliveries).toHaveLength(1);
@@ -298,7 +298,7 @@ describe('private addresses', () => {
     dns.set('hooks.example.com', '127.0.0.1');
     expectProblem(await call('webhooks.update', { id, url: `https://hooks.example.com:${receiver.port}/other` }), 400, 'invalid_webhook_url');
     await call('webhooks.send_test', { id });
-    const worker = startDeliveryWorker({ db: t.db, config: t.config, log: t.app.log, fetch: serviceSafeFetch(t.config, async (host) => [dns.get(host)!]) });
+    const worker = startDeliveryWorker({ db: t.db, config: t.config, log: t.app.log, fetch: serviceSafeFetch(t.config, async (host) => [dns.get(host)!]), secrets: t.secrets });
     try {
       await expect.poll(async () => (await call('webhooks.list_deliveries', { endpointId: id })).json().result.deliveries[0].attempts.length).toBeGreaterThan(0);
       const [delivery] = (await call('webhooks.list_deliveries', { endpointId: id })).json().result.deliveries;

@@ -18,7 +18,7 @@ beforeAll(async () => {
   t = await createTestApp({ env: { OUTBOUND_ALLOW_PRIVATE: '1', WEBHOOK_POLL_INTERVAL: '20ms' } });
   key = await t.key();
   receiver = await startReceiver();
-  worker = startDeliveryWorker({ db: t.db, config: t.config, log: t.app.log, fetch: serviceSafeFetch(t.config) });
+  worker = startDeliveryWorker({ db: t.db, config: t.config, log: t.app.log, fetch: serviceSafeFetch(t.config), secrets: t.secrets });
   const res = await t.call('webhooks.create', { url: receiver.url, events: ['product.*', 'audit.reverted'] }, key);
   expect(res.statusCode, res.body).toBe(200);
   secret = res.json().result.secret;
