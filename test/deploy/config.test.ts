@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { SetupError } from '../../src/setup-error.ts';
+import { TEST_SECRETS_KEY } from '../helpers/secrets-key.ts';
 import { runServerUntilExit } from './deploy-app.ts';
 
 describe('configuration checked at start (src/config.ts)', () => {
@@ -23,7 +24,7 @@ describe('configuration checked at start (src/config.ts)', () => {
       stderr:
         'Invalid setting PUBLIC_BASE_URL: required when NODE_ENV=production (the OAuth issuer and token audience must not come from the Host header); set it to the https URL clients reach the service at.\n',
     });
-    expect(loadConfig({ NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://shop.example.com/' }).publicBaseUrl).toBe('https://shop.example.com');
+    expect(loadConfig({ NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://shop.example.com/', SECRETS_KEY: TEST_SECRETS_KEY }).publicBaseUrl).toBe('https://shop.example.com');
     expect(loadConfig({ NODE_ENV: 'development' }).publicBaseUrl).toBeUndefined();
   });
 

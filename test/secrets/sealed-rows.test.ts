@@ -113,7 +113,7 @@ describe('rotating SECRETS_KEY', () => {
   let key: string;
   beforeAll(async () => {
     database = await createTestDatabase();
-    key = (await createKey(database.db, { name: 'operator', scopes: ['settings:write', 'products:write', 'features:read'] })).key;
+    key = (await createKey(database.db, { name: 'operator', scopes: ['settings:write', 'settings:read', 'products:write', 'features:read'] })).key;
   });
   afterAll(async () => database?.drop());
 

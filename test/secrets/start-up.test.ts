@@ -143,7 +143,11 @@ describe('rows stored in plaintext by an earlier release', () => {
       },
     });
     await database.db.serverSecret.create({ data: { name: 'mcp-request-state', value: legacy.state } });
-    const key = (await createKey(database.db, { name: 'operator', scopes: ['settings:write'] })).key;
+    const operator = await createKey(database.db, { name: 'operator', scopes: ['settings:write', 'settings:read'] });
+    const key = operator.key;
+    // The endpoint's creator, as the webhook-creator migration records it for endpoints of an earlier release.
+    const { secretHash } = await database.db.apiKey.findUniqueOrThrow({ where: { id: operator.id } });
+    await database.db.webhookEndpoint.update({ where: { id: 'we_legacy' }, data: { creatorKeyId: operator.id, creatorKeySecretHash: secretHash } });
 
     const env = { DATABASE_URL: database.url, REDIS_URL: undefined, NODE_ENV: 'development', OUTBOUND_ALLOW_PRIVATE: '1', WEBHOOK_POLL_INTERVAL: '20ms' };
     const servers = await Promise.all([startServerProcess(SERVER, env), startServerProcess(SERVER, env)]);
