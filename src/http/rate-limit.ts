@@ -1,4 +1,5 @@
 import rateLimit from '@fastify/rate-limit';
+import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { ToolRateLimit } from '../registry/define-tool.ts';
@@ -26,6 +27,30 @@ export type Limiters = {
 const OAUTH_REGISTER_WINDOW_SECONDS = 3_600;
 
 /**
+ * The plugin's in-memory store, handing each count out as its own copy. The plugin's store keeps one counter
+ * object per key, mutates it on every increment and hands that very object out; the plugin reads it after an await,
+ * so requests counted in the same tick all saw the count of the last of them (a concurrent burst of 61 against a
+ * limit of 60 refused all 61). Its `read` already answers with a fresh object, and the Redis store answers each
+ * call with its own result. Counts plainly: this service sets none of the plugin's `continueExceeding`,
+ * `exponentialBackoff` or `cache`, so the options the plugin passes are not read.
+ */
+class SnapshotLocalStore extends LocalStore {
+  // The plugin constructs a custom store with its options object, which LocalStore would take for `continueExceeding`.
+  constructor() {
+    super();
+  }
+
+  override incr(...[key, callback, timeWindow, max]: Parameters<LocalStore['incr']>): void {
+    super.incr(key, (error, counted) => callback(error, counted && { ...counted }), timeWindow, max);
+  }
+
+  /** Each `createRateLimit` policy gets its own store from this; the plugin's own `child` would make a plain one. */
+  override child(): SnapshotLocalStore {
+    return new SnapshotLocalStore();
+  }
+}
+
+/**
  * The three per-caller policies of docs/contract.md (rate limits), the per-tool ones tools declare and the OAuth
  * endpoints' per-IP ones, counted with @fastify/rate-limit's stores (in memory, or Redis when REDIS_URL is set so
  * instances share counters). The
@@ -34,7 +59,7 @@ const OAUTH_REGISTER_WINDOW_SECONDS = 3_600;
  */
 export async function createLimiters(app: FastifyInstance, config: Config, redis?: unknown): Promise<Limiters> {
   // skipOnError: a Redis outage lets requests through rather than failing every call (availability over limits).
-  await app.register(rateLimit, { global: false, skipOnError: true, ...(redis ? { redis, nameSpace: 'agent-api-rl:' } : {}) });
+  await app.register(rateLimit, { global: false, skipOnError: true, ...(redis ? { redis, nameSpace: 'agent-api-rl:' } : { store: SnapshotLocalStore }) });
   const { windowMs, anonMax, preauthMax, authMax } = config.rateLimit;
   const byKey = (req: FastifyRequest) => req.principal?.keyId ?? req.ip;
   const toolLimiters = new Map<string, Limiter>();

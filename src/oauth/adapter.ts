@@ -6,11 +6,22 @@ import { grantInForce, markGrantRevoked } from './grant-admin.ts';
 import type { OidcProviderModule } from './library.ts';
 
 /**
- * Models whose id is a bearer secret (the token or code itself). They are stored under the SHA-256 of the id and
- * without the id in the payload, like API keys: a copy of the database holds no usable token. They are only ever
- * looked up by id, which brings the id back.
+ * Models whose id is a bearer secret: the token or code itself, or the browser's session cookie. They are stored
+ * under the SHA-256 of the id (base64url, as migration 20261129160000_session_ids_hashed computes it in SQL) and
+ * without the id in the payload, like API keys: a copy of the database holds no usable token or session. A lookup
+ * by id brings the id back. The one other lookup, a session by its uid, only reads the session, never saves it.
  */
-const SECRET_ID_MODELS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode', 'ClientCredentials', 'RegistrationAccessToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
+const SECRET_ID_MODELS = new Set([
+  'AccessToken',
+  'RefreshToken',
+  'AuthorizationCode',
+  'ClientCredentials',
+  'RegistrationAccessToken',
+  'InitialAccessToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'Session',
+]);
 
 /** A registered client's metadata, as stored, is at most this many bytes of JSON (docs/oauth.md). */
 export const CLIENT_METADATA_MAX_BYTES = 8 * 1024;
@@ -44,8 +55,7 @@ class PrismaAdapter implements Adapter {
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
-    const stored = this.secretIds ? { ...payload, jti: undefined } : payload;
-    const json = JSON.stringify(stored);
+    const json = JSON.stringify(this.stored(payload));
     if (this.model === 'Client' && Buffer.byteLength(json) > CLIENT_METADATA_MAX_BYTES) {
       throw new this.deps.errors.InvalidClientMetadata(`client metadata is limited to ${CLIENT_METADATA_MAX_BYTES} bytes of JSON`);
     }
@@ -58,6 +68,14 @@ class PrismaAdapter implements Adapter {
     };
     const create = { id: this.key(id), ...data, lastUsedAt: this.model === 'Client' ? new Date() : null };
     await this.db.oAuthRecord.upsert({ where: { id: this.key(id) }, create, update: { ...data, consumedAt: null } });
+  }
+
+  /** What a row keeps of the library's payload: never a bearer secret. */
+  private stored(payload: AdapterPayload): AdapterPayload {
+    if (this.secretIds) return { ...payload, jti: undefined };
+    // An interaction copies its browser session's id (the session cookie's value); the library never reads it back.
+    if (this.model === 'Interaction' && payload.session) return { ...payload, session: { ...payload.session, cookie: undefined } };
+    return payload;
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {

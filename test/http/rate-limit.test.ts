@@ -87,6 +87,16 @@ describe('anonymous limiter (RATE_LIMIT_ANON_MAX=3)', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['ratelimit-remaining']).toBe('2');
   });
+
+  it('a concurrent burst of 8 gets exactly its 3 allowed calls, each with its own remaining count, and 5 refusals', async () => {
+    const responses = await Promise.all(Array.from({ length: 8 }, () => search('10.0.0.5')));
+    const allowed = responses.filter((r) => r.statusCode === 200);
+    expect(allowed).toHaveLength(3);
+    expect(allowed.map((r) => r.headers['ratelimit-remaining']).sort()).toEqual(['0', '1', '2']);
+    const refused = responses.filter((r) => r.statusCode !== 200);
+    expect(refused).toHaveLength(5);
+    for (const res of refused) expectRateLimited(res, 'anon');
+  });
 });
 
 describe('pre-auth limiter (RATE_LIMIT_PREAUTH_MAX=4)', () => {
