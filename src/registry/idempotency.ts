@@ -73,14 +73,19 @@ export async function earlierOutcome(db: Db, claim: IdempotencyClaim): Promise<S
 /**
  * Claims the key inside the write's transaction: a transaction-scoped advisory lock makes a concurrent retry fail
  * fast with 409 instead of running the write twice. The record itself was read by earlierOutcome() just before; a
- * call with this key that committed since is caught when this one stores its outcome (recordWrite's statement fails
- * with 40001), and the call is run again, which replays it.
+ * call with this key that committed since is caught by the claim once it holds the lock (SQLSTATE 40001, before the
+ * handler runs on the rows that call left), or at the latest when this one stores its outcome (recordWrite's
+ * statement), and the call is run again, which replays it.
  * The statement is the transaction's first, pipelined with its BEGIN (inTransaction's `opening`): nothing waits for
  * its answer, so a key held by a running call raises (agent_api_claim_key, SQLSTATE AK409: keyInUse) and the
  * transaction fails with it.
  */
 export function claimStatement(claim: IdempotencyClaim): Opening {
-  return { sql: Prisma.sql`SELECT agent_api_claim_key(${`${claim.apiKeyId}:${claim.key}`}) AS claimed`, prepareAs: 'idempotency_claim' };
+  const liveSince = new Date(Date.now() - IDEMPOTENCY_TTL_MS);
+  return {
+    sql: Prisma.sql`SELECT agent_api_claim_key(${`${claim.apiKeyId}:${claim.key}`}, ${claim.apiKeyId}, ${claim.key}, ${liveSince}) AS claimed`,
+    prepareAs: 'idempotency_claim',
+  };
 }
 
 /** The claim found its key held by a call still running: 409. */

@@ -113,6 +113,22 @@ describe('POST /api/v1/tools/products.create with Idempotency-Key', () => {
     }
   });
 
+  it('claims a key only when no live record of it committed before the lock was taken (40001: run again, replay)', async () => {
+    // The window: a call with this key commits after this one's replay check and releases the lock before this one
+    // claims it. The claim then sees that record (a statement of its own inside the function), so the handler never
+    // runs on the rows the other call left; found in the 10-concurrent test above as a 409 `conflict` on the slug.
+    const { id: keyId } = await createKey(t.db, { name: 'claimer', scopes: ['products:write'] });
+    const claim = (idemKey: string) =>
+      t.db.$transaction((tx) => tx.$queryRaw`SELECT agent_api_claim_key(${`${keyId}:${idemKey}`}, ${keyId}, ${idemKey}, ${new Date(Date.now() - IDEMPOTENCY_TTL_MS)})`);
+    await expect(claim('k-window')).resolves.toEqual([{ agent_api_claim_key: true }]);
+    await t.db.idempotencyRecord.create({
+      data: { apiKeyId: keyId, key: 'k-window', tool: 'products.create', requestHash: 'h', statusCode: 200, response: {}, completedAt: new Date() },
+    });
+    await expect(claim('k-window')).rejects.toThrow(/committed since this one looked/);
+    await t.db.idempotencyRecord.updateMany({ where: { apiKeyId: keyId, key: 'k-window' }, data: { createdAt: new Date(Date.now() - IDEMPOTENCY_TTL_MS - 1000) } });
+    await expect(claim('k-window')).resolves.toEqual([{ agent_api_claim_key: true }]);
+  });
+
   it('replays a domain error that happened after execution began', async () => {
     const first = await t.call('products.update', { slug: 'idem-later', patch: { stock: 5 } }, key, withKey('k-d'));
     expect(first.statusCode).toBe(404);
