@@ -4,7 +4,7 @@ import { checkImageUrl } from '../domain/image-url.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
 import { containsPattern } from '../domain/like-pattern.ts';
 import { reviveSnapshot, type Snapshot } from '../domain/revert.ts';
-import { AppError } from '../errors.ts';
+import { AppError, hasSqlState } from '../errors.ts';
 import { Prisma, type Product } from '../generated/prisma/client.ts';
 import { resolveCategoryId } from './categories.ts';
 import type { ReversibleEntity } from './reversible.ts';
@@ -159,6 +159,14 @@ const updateStatementName = (columns: string): string | undefined => {
 };
 
 /**
+ * What the database raises when a product's priceDkk or stock is written while it has several live variants: they are
+ * derived from the variants then (migration 20261129150000_product_variants).
+ */
+const SEVERAL_VARIANTS = 'AV001';
+const severalVariants = (slugValue: string) =>
+  new AppError('variant_required', `Product "${slugValue}" has several variants: its priceDkk and stock are their lowest price and total stock. Change a variant's with variants.update or variants.adjust_stock.`);
+
+/**
  * One statement: the live product is locked by slug (the sub-select's FOR UPDATE), changed, and returned as it was
  * and as it is now — the audit entry's before and after — instead of a read, an update and Prisma's re-read.
  */
@@ -178,7 +186,9 @@ export async function updateProduct(tx: Tx, slugValue: string, patch: Partial<Pr
     FROM (SELECT * FROM "Product" WHERE slug = ${slugValue} AND "deletedAt" IS NULL FOR UPDATE) old
     WHERE p.id = old.id
     RETURNING ${columnsOf('old', 'b_')}, ${columnsOf('p', 'a_')}`,
-  { prepareAs: updateStatementName(Object.keys(values).filter((k) => values[k] !== undefined).sort().join(',')) });
+  { prepareAs: updateStatementName(Object.keys(values).filter((k) => values[k] !== undefined).sort().join(',')) }).catch((err: unknown) => {
+    throw hasSqlState(err, SEVERAL_VARIANTS) ? severalVariants(slugValue) : err;
+  });
   if (!row) throw new AppError('not_found', `No product with slug "${slugValue}".`);
   return { before: productOf(row, 'b_'), after: productOf(row, 'a_') };
 }
@@ -226,7 +236,9 @@ export const productEntity: ReversibleEntity = {
       await tx.product.update({ where: { id }, data: { deletedAt: new Date() } });
       return;
     }
-    const data = reviveSnapshot(snapshot, { bigint: BIGINT_FIELDS, date: DATE_FIELDS, omit: ['id', 'updatedAt'] });
+    // With several variants the product's price and stock are theirs (derived); a revert restores the product's own fields.
+    const variants = await tx.productVariant.count({ where: { productId: id, deletedAt: null } });
+    const data = reviveSnapshot(snapshot, { bigint: BIGINT_FIELDS, date: DATE_FIELDS, omit: ['id', 'updatedAt', ...(variants > 1 ? BIGINT_FIELDS : [])] });
     // The category may have been deleted since; a restored product then lands in the fallback category.
     if (typeof data.categoryId === 'string' && !(await tx.category.findUnique({ where: { id: data.categoryId }, select: { id: true } }))) {
       data.categoryId = await resolveCategoryId(tx, {});

@@ -161,7 +161,7 @@ export const productTools = [
     scope: 'products:write',
     kind: 'write',
     idempotent: true,
-    errors: ['not_found', 'slug_immutable', 'nothing_to_change', 'invalid_image_url'],
+    errors: ['not_found', 'slug_immutable', 'nothing_to_change', 'invalid_image_url', 'variant_required'],
     audit: { reversible: [productEntity] },
     input: ProductsUpdateInput,
     output: IdSlug,
