@@ -12,7 +12,7 @@ import type { ReversibleEntity } from './reversible.ts';
 /** A variant's writable fields as the API gives them: option values by option name, amounts as numbers. */
 export type VariantFields = {
   options?: Record<string, string>; sku?: string | null; priceDkk?: number; compareAtPriceDkk?: number | null; stock?: number;
-  trackStock?: boolean; allowBackorder?: boolean; position?: number; images?: string[];
+  trackStock?: boolean; allowBackorder?: boolean; images?: string[];
 };
 
 /** A live product, locked, with what variant writes check against. */
@@ -41,8 +41,12 @@ const liveVariants = (tx: Tx, productId: string) =>
 
 export const variantSnapshot = (row: ProductVariant): Snapshot => plainJson(row);
 
+type VariantColumns = Pick<ProductVariant, 'id' | 'sku' | 'optionValues' | 'trackStock' | 'allowBackorder' | 'position' | 'images'> & {
+  priceDkk: bigint | number; compareAtPriceDkk: bigint | number | null; stock: bigint | number;
+};
+
 /** A variant as the API shows it: its option values by name, and whether it can be bought now. */
-export function variantView(options: readonly ProductOptionInput[], v: Pick<ProductVariant, 'id' | 'sku' | 'optionValues' | 'priceDkk' | 'compareAtPriceDkk' | 'stock' | 'trackStock' | 'allowBackorder' | 'position' | 'images'>) {
+export function variantView(options: readonly ProductOptionInput[], v: VariantColumns) {
   return {
     id: v.id,
     sku: v.sku,
@@ -59,7 +63,7 @@ export function variantView(options: readonly ProductOptionInput[], v: Pick<Prod
 }
 
 /** In stock, sold on backorder, or with untracked stock. */
-export const isAvailable = (v: Pick<ProductVariant, 'stock' | 'trackStock' | 'allowBackorder'>) => !v.trackStock || v.allowBackorder || v.stock > 0n;
+export const isAvailable = (v: Pick<VariantColumns, 'stock' | 'trackStock' | 'allowBackorder'>) => !v.trackStock || v.allowBackorder || Number(v.stock) > 0;
 
 function checkImages(product: LockedProduct, images: readonly string[] | undefined) {
   const unknown = images?.find((url) => !product.images.includes(url));
@@ -99,7 +103,7 @@ export async function createVariant(tx: Tx, productSlug: string, fields: Variant
   checkCombinationFree(variants, values, null);
   checkImages(product, fields.images);
   await checkSkuFree(tx, fields.sku, null);
-  const position = fields.position ?? Math.max(-1, ...variants.map((v) => v.position)) + 1;
+  const position = Math.max(-1, ...variants.map((v) => v.position)) + 1;
   const created = await tx.productVariant.create({
     data: { id: newId(), productId: product.id, optionValues: values, stock: 0n, ...columns(rest), priceDkk: BigInt(fields.priceDkk), position },
   });

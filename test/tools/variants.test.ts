@@ -1,0 +1,260 @@
+// Variants over HTTP on PostgreSQL (docs/catalog.md, "Variants"): the default variant and the derived product price
+// and stock under the existing tools, then products.set_options and variants.*; each answer checked with the rows
+// and audit entries it leaves; every refused write leaves them as they were.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { concurrently, lastAudit, okResult, revert } from '../helpers/calls.ts';
+import { CHECKOUT_CONTACT, createCart, createProduct, makeProduct } from '../helpers/factories.ts';
+import { expectProblem } from '../helpers/problem.ts';
+
+let t: TestApp;
+let key: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  key = await t.key();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+type Variant = { id: string; sku: string | null; options: Record<string, string>; priceDkk: number; stock: number; available: boolean; position: number };
+type SetOptionsResult = { created: Variant[]; removed: Variant[]; variants: Variant[] };
+
+const IMAGE = 'https://images.example.com/frame.jpg';
+const LENS = { name: 'Lens colour', values: ['Grey', 'Brown', 'Green'] };
+let seq = 0;
+const product = async (over: Record<string, unknown> = {}) =>
+  createProduct(t, key, { slug: `frame-${++seq}`, priceDkk: 50_000, stock: 6, images: [IMAGE], ...over });
+const liveVariants = (productId: string) =>
+  t.db.productVariant.findMany({ where: { productId, deletedAt: null }, orderBy: { position: 'asc' } });
+const productRow = (id: string) => t.db.product.findUniqueOrThrow({ where: { id } });
+const setOptions = (slug: string, options: unknown[], extra: Record<string, unknown> = {}) =>
+  t.call('products.set_options', { slug, options, ...extra }, key);
+const get = async (slug: string) => okResult<{ priceDkk: number; stock: number; options: unknown[]; variants: Variant[] }>(await t.call('products.get', { slug }));
+
+describe('products.set_options', () => {
+  it('previews with dryRun exactly the variants it would create, changing nothing', async () => {
+    const p = await product();
+    const [defaultVariant] = await liveVariants(p.id);
+    const res = await setOptions(p.slug, [LENS], { dryRun: true });
+    const preview = okResult<SetOptionsResult>(res);
+    expect(res.json().dryRun).toBe(true);
+    expect(preview.created.map((v) => v.options)).toEqual([{ 'Lens colour': 'Brown' }, { 'Lens colour': 'Green' }]);
+    expect(preview.removed).toEqual([]);
+    expect(preview.variants.map((v) => [v.id === defaultVariant.id, v.options])).toEqual([
+      [true, { 'Lens colour': 'Grey' }], [false, { 'Lens colour': 'Brown' }], [false, { 'Lens colour': 'Green' }],
+    ]);
+    expect(await liveVariants(p.id)).toEqual([defaultVariant]);
+    expect(await t.db.productOption.count({ where: { productId: p.id } })).toBe(0);
+  });
+
+  it('makes one variant per combination, keeping the default one as the first, and products.get lists them', async () => {
+    const p = await product();
+    const result = okResult<SetOptionsResult>(await setOptions(p.slug, [LENS]));
+    expect(result.variants).toHaveLength(3);
+    const rows = await liveVariants(p.id);
+    expect(rows.map((v) => [v.optionValues, v.priceDkk, v.stock])).toEqual([[['Grey'], 50_000n, 6n], [['Brown'], 50_000n, 0n], [['Green'], 50_000n, 0n]]);
+    const detail = await get(p.slug);
+    expect(detail.options).toEqual([LENS]);
+    expect(detail.variants.map((v) => [v.options['Lens colour'], v.available])).toEqual([['Grey', true], ['Brown', false], ['Green', false]]);
+    const audits = await t.db.auditEntry.findMany({ where: { tool: 'products.set_options' } });
+    expect(audits.filter((a) => a.entityType === 'variant' && a.before === null)).toHaveLength(2);
+  });
+
+  it('removes the variants of a dropped value and shows them in the preview', async () => {
+    const p = await product();
+    okResult(await setOptions(p.slug, [LENS]));
+    const brown = (await liveVariants(p.id))[1];
+    const preview = okResult<SetOptionsResult>(await setOptions(p.slug, [{ name: 'Lens colour', values: ['Grey', 'Green'] }], { dryRun: true }));
+    expect(preview.removed.map((v) => [v.id, v.options])).toEqual([[brown.id, { 'Lens colour': 'Brown' }]]);
+    expect(preview.created).toEqual([]);
+    okResult(await setOptions(p.slug, [{ name: 'Lens colour', values: ['Grey', 'Green'] }]));
+    expect((await t.db.productVariant.findUniqueOrThrow({ where: { id: brown.id } })).deletedAt).not.toBeNull();
+    expect((await liveVariants(p.id)).map((v) => v.optionValues)).toEqual([['Grey'], ['Green']]);
+  });
+
+  it('answers each limit with its own 422 and changes nothing', async () => {
+    const p = await product();
+    const values = (n: number) => Array.from({ length: n }, (_, i) => `v${i}`);
+    const cases: [unknown[], string][] = [
+      [[LENS, { name: 'A', values: ['a'] }, { name: 'B', values: ['b'] }, { name: 'C', values: ['c'] }], 'option_limit_exceeded'],
+      [[{ name: 'Size', values: values(101) }], 'option_value_limit_exceeded'],
+      [[{ name: 'A', values: values(11) }, { name: 'B', values: values(10) }], 'variant_limit_exceeded'],
+      [[{ name: 'Size', values: ['M', 'm'] }], 'invalid_options'],
+    ];
+    for (const [options, code] of cases) expectProblem(await setOptions(p.slug, options), 422, code);
+    expect(await liveVariants(p.id)).toHaveLength(1);
+    expect(await t.db.auditEntry.count({ where: { tool: 'products.set_options', entityId: (await liveVariants(p.id))[0].id } })).toBe(0);
+  });
+});
+
+describe('variants.create / update / delete', () => {
+  it('creates a variant with one value per option, refusing mismatches, taken combinations, SKUs and foreign images', async () => {
+    const p = await product();
+    okResult(await setOptions(p.slug, [{ name: 'Size', values: ['S', 'M', 'L'] }]));
+    const [small] = await liveVariants(p.id);
+    await t.db.productVariant.update({ where: { id: small.id }, data: { sku: 'FR-S' } });
+    const l = (await liveVariants(p.id))[2];
+    okResult(await t.call('variants.delete', { variantId: l.id, confirm: true }, key));
+
+    expectProblem(await t.call('variants.create', { productSlug: p.slug, options: { Colour: 'L' }, priceDkk: 1 }, key), 422, 'variant_options_mismatch');
+    expectProblem(await t.call('variants.create', { productSlug: p.slug, options: { Size: 'M' }, priceDkk: 1 }, key), 409, 'conflict');
+    expectProblem(await t.call('variants.create', { productSlug: p.slug, options: { Size: 'L' }, priceDkk: 1, sku: 'FR-S' }, key), 409, 'conflict');
+    expectProblem(await t.call('variants.create', { productSlug: p.slug, options: { Size: 'L' }, priceDkk: 1, images: ['https://elsewhere.example.com/x.jpg'] }, key), 422, 'variant_image_unknown');
+    expect(await liveVariants(p.id)).toHaveLength(2);
+
+    const created = okResult<Variant>(await t.call('variants.create', { productSlug: p.slug, options: { Size: 'L' }, priceDkk: 45_000, stock: 2, sku: 'FR-L', images: [IMAGE] }, key));
+    expect(created).toMatchObject({ sku: 'FR-L', options: { Size: 'L' }, priceDkk: 45_000, stock: 2, available: true });
+    expect(await productRow(p.id)).toMatchObject({ priceDkk: 45_000n, stock: 8n });
+    expect((await lastAudit(t, 'variants.create', created.id)).before).toBeNull();
+  });
+
+  it('updates a variant, the product following, and audit.revert puts it back', async () => {
+    const p = await product();
+    okResult(await setOptions(p.slug, [{ name: 'Size', values: ['S', 'M'] }]));
+    const [, medium] = await liveVariants(p.id);
+    const updated = okResult<Variant>(await t.call('variants.update', { variantId: medium.id, patch: { priceDkk: 30_000, stock: 4, sku: 'M-1' } }, key));
+    expect(updated).toMatchObject({ priceDkk: 30_000, stock: 4, sku: 'M-1' });
+    expect(await productRow(p.id)).toMatchObject({ priceDkk: 30_000n, stock: 10n });
+    okResult(await revert(t, key, (await lastAudit(t, 'variants.update', medium.id)).id));
+    expect(await t.db.productVariant.findUniqueOrThrow({ where: { id: medium.id } })).toMatchObject({ priceDkk: 50_000n, stock: 0n, sku: null });
+    expect(await productRow(p.id)).toMatchObject({ priceDkk: 50_000n, stock: 6n });
+    expectProblem(await t.call('variants.update', { variantId: medium.id, patch: { options: { Size: 'S' } } }, key), 409, 'conflict');
+    expectProblem(await t.call('variants.update', { variantId: 'nope', patch: { stock: 1 } }, key), 404, 'not_found');
+  });
+
+  it('deletes with confirm only, never the last variant, and audit.revert restores it', async () => {
+    const p = await product();
+    okResult(await setOptions(p.slug, [{ name: 'Size', values: ['S', 'M'] }]));
+    const [small, medium] = await liveVariants(p.id);
+    expectProblem(await t.call('variants.delete', { variantId: medium.id }, key), 422, 'confirmation_required');
+    okResult(await t.call('variants.delete', { variantId: medium.id, confirm: true }, key));
+    expect((await get(p.slug)).variants.map((v) => v.id)).toEqual([small.id]);
+    expectProblem(await t.call('variants.delete', { variantId: small.id, confirm: true }, key), 422, 'last_variant');
+    okResult(await revert(t, key, (await lastAudit(t, 'variants.delete', medium.id)).id));
+    expect((await liveVariants(p.id)).map((v) => v.id)).toEqual([small.id, medium.id]);
+  });
+});
+
+describe('variants.adjust_stock', () => {
+  it('adds and removes units, never below zero unless on backorder', async () => {
+    const p = await product({ stock: 3 });
+    const [v] = await liveVariants(p.id);
+    expect(okResult(await t.call('variants.adjust_stock', { variantId: v.id, delta: 4 }, key))).toEqual({ variantId: v.id, stock: 7, available: true });
+    expectProblem(await t.call('variants.adjust_stock', { variantId: v.id, delta: -8 }, key), 422, 'value_out_of_range');
+    expect((await t.db.productVariant.findUniqueOrThrow({ where: { id: v.id } })).stock).toBe(7n);
+    okResult(await t.call('variants.update', { variantId: v.id, patch: { allowBackorder: true } }, key));
+    expect(okResult(await t.call('variants.adjust_stock', { variantId: v.id, delta: -8 }, key))).toEqual({ variantId: v.id, stock: -1, available: true });
+    expect(await productRow(p.id)).toMatchObject({ stock: 0n });
+  });
+
+  it('takes concurrent decrements atomically: of 10 at stock 5, exactly 5 succeed', async () => {
+    const p = await product({ stock: 5 });
+    const [v] = await liveVariants(p.id);
+    const results = await concurrently(10, () => t.call('variants.adjust_stock', { variantId: v.id, delta: -1 }, key));
+    expect(results.filter((r) => r.statusCode === 200)).toHaveLength(5);
+    expect(results.filter((r) => r.statusCode === 422)).toHaveLength(5);
+    expect((await t.db.productVariant.findUniqueOrThrow({ where: { id: v.id } })).stock).toBe(0n);
+    expect(await productRow(p.id)).toMatchObject({ stock: 0n });
+  });
+
+  it('is applied once per Idempotency-Key', async () => {
+    const p = await product({ stock: 1 });
+    const [v] = await liveVariants(p.id);
+    const headers = { 'idempotency-key': `adjust-${p.id}` };
+    for (let i = 0; i < 2; i++) okResult(await t.call('variants.adjust_stock', { variantId: v.id, delta: 2 }, key, { headers }));
+    expect((await t.db.productVariant.findUniqueOrThrow({ where: { id: v.id } })).stock).toBe(3n);
+  });
+});
+
+describe('products.search with variants', () => {
+  it('filters by an option value with the price and stock of that variant, and summarises variants', async () => {
+    const p = await product({ name: 'Searchable variant frame' });
+    okResult(await setOptions(p.slug, [LENS]));
+    const [grey, brown] = await liveVariants(p.id);
+    okResult(await t.call('variants.update', { variantId: brown.id, patch: { priceDkk: 70_000, stock: 1 } }, key));
+    const search = async (body: Record<string, unknown>) =>
+      okResult<{ slug: string; variantCount: number; priceDkk: number; maxPriceDkk: number }[]>(await t.call('products.search', { q: 'Searchable variant', ...body }));
+
+    expect(await search({})).toEqual([expect.objectContaining({ slug: p.slug, variantCount: 3, priceDkk: 50_000, maxPriceDkk: 70_000 })]);
+    expect(await search({ optionValue: 'brown' })).toHaveLength(1);
+    expect(await search({ optionValue: 'Blue' })).toEqual([]);
+    expect(await search({ optionValue: 'Brown', minPriceOere: 60_000 })).toHaveLength(1);
+    expect(await search({ optionValue: 'Grey', minPriceOere: 60_000 })).toEqual([]);
+    expect(await search({ optionValue: 'Green', inStock: true })).toEqual([]);
+    expect(await search({ optionValue: 'Green', inStock: false })).toHaveLength(1);
+    expect(await search({ optionValue: 'Grey', inStock: true })).toHaveLength(1);
+    expect(grey.optionValues).toEqual(['Grey']);
+  });
+});
+
+const variantsOf = (productId: string) =>
+  t.db.productVariant.findMany({ where: { productId }, orderBy: { position: 'asc' } });
+
+/** A second variant written straight to the rows, as products.set_options would leave it. */
+async function makeTwoVariants(slug: string) {
+  const product = await makeProduct(t.db, { slug, priceDkk: 20_000, stock: 3 });
+  const [first] = await variantsOf(product.id);
+  await t.db.productOption.create({ data: { productId: product.id, position: 0, name: 'Size', values: ['S', 'M'] } });
+  await t.db.productVariant.update({ where: { id: first.id }, data: { optionValues: ['S'] } });
+  const second = await t.db.productVariant.create({ data: { productId: product.id, optionValues: ['M'], priceDkk: 15_000n, stock: 4n, position: 1 } });
+  return { product, first, second };
+}
+
+describe('the default variant', () => {
+  it('is created with every product, carrying its price and stock, and follows products.update', async () => {
+    const { id, slug } = await createProduct(t, key, { slug: 'one-variant', priceDkk: 12_300, stock: 7 });
+    const [variant, ...others] = await variantsOf(id);
+    expect(others).toEqual([]);
+    expect(variant).toMatchObject({ priceDkk: 12_300n, stock: 7n, optionValues: [], sku: null, deletedAt: null });
+
+    okResult(await t.call('products.update', { slug, patch: { priceDkk: 9_900, stock: 2 } }, key));
+    expect(await t.db.productVariant.findUnique({ where: { id: variant.id } })).toMatchObject({ priceDkk: 9_900n, stock: 2n });
+    expect(await t.db.product.findUnique({ where: { id } })).toMatchObject({ priceDkk: 9_900n, stock: 2n });
+  });
+
+  it('has its stock taken by a checkout and given back by audit.revert of a products.update', async () => {
+    const product = await makeProduct(t.db, { slug: 'checked-out', stock: 5 });
+    const { cartId } = await createCart(t, key, [{ productSlug: 'checked-out', quantity: 2 }]);
+    okResult(await t.call('checkout.create_order', { cartId, ...CHECKOUT_CONTACT }, key));
+    expect((await variantsOf(product.id))[0].stock).toBe(3n);
+
+    okResult(await t.call('products.update', { slug: 'checked-out', patch: { stock: 10 } }, key));
+    okResult(await revert(t, key, (await lastAudit(t, 'products.update', product.id)).id));
+    expect((await variantsOf(product.id))[0].stock).toBe(3n);
+  });
+});
+
+describe('a product with several variants', () => {
+  it('has the lowest live price and the total stock, kept in step with its variants', async () => {
+    const { product, second } = await makeTwoVariants('two-sizes');
+    expect(await t.db.product.findUnique({ where: { id: product.id } })).toMatchObject({ priceDkk: 15_000n, stock: 7n });
+    await t.db.productVariant.update({ where: { id: second.id }, data: { deletedAt: new Date() } });
+    expect(await t.db.product.findUnique({ where: { id: product.id } })).toMatchObject({ priceDkk: 20_000n, stock: 3n });
+  });
+
+  it('refuses products.update of priceDkk or stock with 422 variant_required naming variants.update, changing nothing', async () => {
+    const { product } = await makeTwoVariants('two-tiers');
+    for (const patch of [{ priceDkk: 1 }, { stock: 100 }, { stock: 7, name: 'Renamed' }]) {
+      const problem = expectProblem(await t.call('products.update', { slug: 'two-tiers', patch }, key), 422, 'variant_required');
+      expect(problem.detail).toContain('variants.update');
+    }
+    expect(await t.db.product.findUnique({ where: { id: product.id } })).toMatchObject({ priceDkk: 15_000n, stock: 7n, name: product.name });
+    expect(await t.db.auditEntry.count({ where: { entityId: product.id } })).toBe(0);
+    // Other fields stay writable.
+    okResult(await t.call('products.update', { slug: 'two-tiers', patch: { name: 'Two tiers' } }, key));
+  });
+
+  it('is reverted (audit.revert of a products.update from before its variants) without touching the variants', async () => {
+    const product = await makeProduct(t.db, { slug: 'grew-variants', priceDkk: 20_000, stock: 3 });
+    okResult(await t.call('products.update', { slug: 'grew-variants', patch: { name: 'Before variants' } }, key));
+    const entry = await lastAudit(t, 'products.update', product.id);
+    const [first] = await variantsOf(product.id);
+    await t.db.productVariant.create({ data: { productId: product.id, optionValues: ['M'], priceDkk: 15_000n, stock: 4n, position: 1 } });
+    await t.db.productVariant.update({ where: { id: first.id }, data: { optionValues: ['S'] } });
+
+    okResult(await revert(t, key, entry.id, true));
+    expect(await t.db.product.findUnique({ where: { id: product.id } })).toMatchObject({ name: product.name, priceDkk: 15_000n, stock: 7n });
+    expect((await variantsOf(product.id)).map((v) => v.stock)).toEqual([3n, 4n]);
+  });
+});
