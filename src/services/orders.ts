@@ -61,13 +61,19 @@ export async function loadOrder(db: DbClient, id: string) {
   return order;
 }
 
-/** Puts a cancelled order's units back on the shelf, product by product in id order (the lock order checkout uses). */
-async function returnStock(tx: Tx, items: readonly { productId: string; quantity: bigint }[]) {
+/**
+ * Puts a cancelled order's units back on the shelf: its products locked in id order first (the lock order checkout
+ * and variant writes use), then each line's units back to its variant (a variant whose stock is not tracked had none
+ * taken). A line from before variants names none; its units go to the product, that is to its one variant.
+ */
+async function returnStock(tx: Tx, items: readonly { productId: string; variantId: string | null; quantity: bigint }[]) {
   const perProduct = new Map<string, bigint>();
   for (const i of items) perProduct.set(i.productId, (perProduct.get(i.productId) ?? 0n) + i.quantity);
   const sorted = [...perProduct].sort(([a], [b]) => (a < b ? -1 : 1));
-  for (const [productId, quantity] of sorted) {
-    await tx.product.update({ where: { id: productId }, data: { stock: { increment: quantity } } });
+  await tx.$queryRaw`SELECT id FROM "Product" WHERE id = ANY(${sorted.map(([id]) => id)}::text[]) ORDER BY id FOR NO KEY UPDATE`;
+  for (const i of items) {
+    if (i.variantId === null) await tx.product.update({ where: { id: i.productId }, data: { stock: { increment: i.quantity } } });
+    else await tx.productVariant.updateMany({ where: { id: i.variantId, trackStock: true }, data: { stock: { increment: i.quantity } } });
   }
   return sorted.map(([productId, quantity]) => ({ productId, quantity: Number(quantity) }));
 }

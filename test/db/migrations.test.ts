@@ -28,6 +28,7 @@ const EXTRA_CHECKS: Record<string, string> = {
   CartItem_quantity_check: 'CHECK ((quantity > 0))',
   ProductVariant_priceDkk_check: 'CHECK (("priceDkk" > 0))',
   ProductVariant_stock_check: 'CHECK (((stock >= 0) OR "allowBackorder"))',
+  CartItem_variantId_check: 'CHECK (("variantId" IS NOT NULL))',
 };
 
 type Column = {

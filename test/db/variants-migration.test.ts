@@ -1,5 +1,6 @@
-// Migration 20261129150000_product_variants on a database with products in it: every product gets one default
-// variant carrying its price and stock, and the product keeps both (docs/catalog.md, "Variants").
+// Migrations 20261129150000_product_variants and _variants_cart on a database with products and a cart in it: every
+// product gets one default variant carrying its price and stock, the product keeps both, and every cart line buys
+// its product's variant (docs/catalog.md, "Variants").
 import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,13 +27,17 @@ afterAll(async () => {
   if (name) await dropTestDatabase(name);
 });
 
-it('gives every existing product one default variant with its price and stock', async () => {
+it('gives every existing product one default variant with its price and stock, and every cart line that variant', async () => {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
     await c.query(`INSERT INTO "Product" (id, slug, name, description, "priceDkk", stock, "updatedAt", "deletedAt")
                    VALUES ('p1', 'lamp', 'Lamp', 'A lamp.', 12300, 4, now(), NULL), ('p2', 'gone', 'Gone', 'Sold out.', 500, 0, now(), now())`);
-    expect(await migrate(url)).toContain(VARIANTS);
+    await c.query(`INSERT INTO "Cart" (id, status, "updatedAt") VALUES ('c1', 'open', now())`);
+    await c.query(`INSERT INTO "CartItem" (id, "cartId", "productId", quantity) VALUES ('l1', 'c1', 'p1', 2)`);
+    expect(await migrate(url)).toEqual(expect.arrayContaining([VARIANTS, '20261129150000_variants_cart']));
+    const line = await c.query(`SELECT l."variantId" = v.id AS same FROM "CartItem" l JOIN "ProductVariant" v ON v."productId" = l."productId"`);
+    expect(line.rows).toEqual([{ same: true }]);
     const { rows } = await c.query(`SELECT "productId", "priceDkk"::int AS price, stock::int, "optionValues", sku, "deletedAt"
                                     FROM "ProductVariant" ORDER BY "productId"`);
     expect(rows).toEqual([

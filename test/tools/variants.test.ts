@@ -258,3 +258,90 @@ describe('a product with several variants', () => {
     expect((await variantsOf(product.id)).map((v) => v.stock)).toEqual([3n, 4n]);
   });
 });
+
+describe('carts and checkout by variant', () => {
+  type CartView = { cartId: string; items: { variantId: string; sku: string | null; options: Record<string, string>; quantity: number; unitPriceDkk: number; available: boolean }[] };
+
+  /** A product in sizes S and M (SKUs <slug>-S, <slug>-M), priced 20,000 and 30,000, with the given stock each. */
+  async function sized(stock: [number, number]) {
+    const p = await product();
+    okResult(await setOptions(p.slug, [{ name: 'Size', values: ['S', 'M'] }]));
+    const [s, m] = await liveVariants(p.id);
+    await t.db.productVariant.update({ where: { id: s.id }, data: { sku: `${p.slug}-S`, priceDkk: 20_000n, stock: BigInt(stock[0]) } });
+    await t.db.productVariant.update({ where: { id: m.id }, data: { sku: `${p.slug}-M`, priceDkk: 30_000n, stock: BigInt(stock[1]) } });
+    return { ...p, s: s.id, m: m.id };
+  }
+
+  it('refuses a product slug with several variants (422 variant_required listing them), changing nothing', async () => {
+    const p = await sized([1, 1]);
+    const { cartId } = okResult<CartView>(await t.call('cart.create', {}, key));
+    const problem = expectProblem(await t.call('cart.add_item', { cartId, productSlug: p.slug, quantity: 1 }, key), 422, 'variant_required');
+    expect(problem.detail).toContain(p.s);
+    expect(problem.detail).toContain(`${p.slug}-M`);
+    expectProblem(await t.call('cart.create', { items: [{ productSlug: p.slug, quantity: 1 }] }, key), 422, 'variant_required');
+    expect(await t.db.cartItem.count({ where: { cartId } })).toBe(0);
+    expectProblem(await t.call('cart.add_item', { cartId, sku: 'NO-SUCH-SKU', quantity: 1 }, key), 404, 'not_found');
+    expectProblem(await t.call('cart.add_item', { cartId, sku: 'X', variantId: p.s, quantity: 1 }, key), 422, 'variant_required');
+    expectProblem(await t.call('cart.add_item', { cartId, quantity: 1 }, key), 422, 'variant_required');
+  });
+
+  it('holds two variants of one product as two lines, by SKU or id, each with its price and options', async () => {
+    const p = await sized([5, 5]);
+    const cart = okResult<CartView>(await t.call('cart.create', { items: [{ sku: `${p.slug}-S`, quantity: 1 }, { variantId: p.m, quantity: 2 }] }, key));
+    expect(cart.items.map((i) => [i.variantId, i.sku, i.options, i.unitPriceDkk, i.quantity])).toEqual([
+      [p.s, `${p.slug}-S`, { Size: 'S' }, 20_000, 1], [p.m, `${p.slug}-M`, { Size: 'M' }, 30_000, 2],
+    ]);
+    const again = okResult<CartView>(await t.call('cart.add_item', { cartId: cart.cartId, variantId: p.s, quantity: 2 }, key));
+    expect(again.items.find((i) => i.variantId === p.s)?.quantity).toBe(3);
+    expectProblem(await t.call('cart.update_item', { cartId: cart.cartId, productSlug: p.slug, quantity: 0 }, key), 422, 'variant_required');
+    const removed = okResult<CartView>(await t.call('cart.update_item', { cartId: cart.cartId, sku: `${p.slug}-M`, quantity: 0 }, key));
+    expect(removed.items.map((i) => i.variantId)).toEqual([p.s]);
+    // One line left: the slug names it again.
+    okResult(await t.call('cart.update_item', { cartId: cart.cartId, productSlug: p.slug, quantity: 1 }, key));
+    expect((await t.db.cartItem.findFirstOrThrow({ where: { cartId: cart.cartId } })).quantity).toBe(1n);
+  });
+
+  it('checks out variants: their stock taken, order lines naming variant, SKU and options; a cancel gives the stock back', async () => {
+    const p = await sized([4, 4]);
+    const { cartId } = okResult<CartView>(await t.call('cart.create', { items: [{ variantId: p.s, quantity: 1 }, { variantId: p.m, quantity: 3 }] }, key));
+    const placed = okResult<{ orderId: string; subtotalDkk: number }>(await t.call('checkout.create_order', { cartId, ...CHECKOUT_CONTACT }, key));
+    expect(placed.subtotalDkk).toBe(110_000);
+    const items = await t.db.orderItem.findMany({ where: { orderId: placed.orderId }, orderBy: { unitPriceDkk: 'asc' } });
+    expect(items.map((i) => [i.variantId, i.variantSku, i.variantAttributes, i.quantity])).toEqual([
+      [p.s, `${p.slug}-S`, { Size: 'S' }, 1n], [p.m, `${p.slug}-M`, { Size: 'M' }, 3n],
+    ]);
+    expect((await liveVariants(p.id)).map((v) => v.stock)).toEqual([3n, 1n]);
+    expect(await productRow(p.id)).toMatchObject({ stock: 4n, priceDkk: 20_000n });
+
+    okResult(await t.call('orders.update_status', { orderId: placed.orderId, status: 'cancelled' }, key));
+    expect((await liveVariants(p.id)).map((v) => v.stock)).toEqual([4n, 4n]);
+    expect(await productRow(p.id)).toMatchObject({ stock: 8n });
+  });
+
+  it('never oversells one hot variant: 20 concurrent checkouts at stock 3 place exactly 3 orders', async () => {
+    const p = await sized([3, 7]);
+    const carts = await Promise.all(Array.from({ length: 20 }, async () =>
+      okResult<CartView>(await t.call('cart.create', { items: [{ variantId: p.s, quantity: 1 }] }, key)).cartId));
+    const results = await concurrently(20, (i) => t.call('checkout.create_order', { cartId: carts[i], ...CHECKOUT_CONTACT }, key));
+    expect(results.filter((r) => r.statusCode === 200)).toHaveLength(3);
+    for (const r of results.filter((x) => x.statusCode !== 200)) expectProblem(r, 422, 'out_of_stock');
+    expect((await liveVariants(p.id)).map((v) => v.stock)).toEqual([0n, 7n]);
+    expect(await t.db.orderItem.count({ where: { variantId: p.s } })).toBe(3);
+    expect(await productRow(p.id)).toMatchObject({ stock: 7n });
+  });
+
+  it('shows a deleted variant unavailable and refuses its checkout; sells a backorder variant below zero', async () => {
+    const p = await sized([2, 0]);
+    const { cartId } = okResult<CartView>(await t.call('cart.create', { items: [{ variantId: p.s, quantity: 1 }] }, key));
+    okResult(await t.call('variants.delete', { variantId: p.s, confirm: true }, key));
+    const view = okResult<CartView>(await t.call('cart.get', { cartId }, key));
+    expect(view.items[0].available).toBe(false);
+    expect(expectProblem(await t.call('checkout.create_order', { cartId, ...CHECKOUT_CONTACT }, key), 422, 'out_of_stock').detail).toContain('no longer sold');
+
+    okResult(await t.call('variants.update', { variantId: p.m, patch: { allowBackorder: true } }, key));
+    const backorder = okResult<CartView>(await t.call('cart.create', { items: [{ variantId: p.m, quantity: 2 }] }, key));
+    expect(backorder.items[0].available).toBe(true);
+    okResult(await t.call('checkout.create_order', { cartId: backorder.cartId, ...CHECKOUT_CONTACT }, key));
+    expect((await t.db.productVariant.findUniqueOrThrow({ where: { id: p.m } })).stock).toBe(-2n);
+  });
+});

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.ts';
+import { setOptions } from '../../services/variants.ts';
 
 export const DEMO_CATEGORIES = [
   { slug: 'sunglasses', name: 'Sunglasses', description: 'UV400 sunglasses for every day.' },
@@ -48,6 +49,11 @@ export async function seedCatalog(db: Db): Promise<{ categories: number; product
   const products = demoProducts();
   for (const { categorySlug, ...p } of products) {
     const data = { ...p, categoryId: ids.get(categorySlug)!, deletedAt: null };
+    // A demo product that was given options since goes back to one variant, so its price and stock can be reset.
+    const existing = await db.product.findUnique({
+      where: { slug: p.slug }, select: { deletedAt: true, _count: { select: { options: true, variants: { where: { deletedAt: null } } } } },
+    });
+    if (existing && existing.deletedAt === null && (existing._count.options > 0 || existing._count.variants > 1)) await setOptions(db, p.slug, []);
     await db.product.upsert({ where: { slug: p.slug }, update: data, create: data });
   }
   return { categories: DEMO_CATEGORIES.length, products: products.length };
