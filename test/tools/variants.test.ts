@@ -345,3 +345,22 @@ describe('carts and checkout by variant', () => {
     expect((await t.db.productVariant.findUniqueOrThrow({ where: { id: p.m } })).stock).toBe(-2n);
   });
 });
+
+describe('the demo seed', () => {
+  it('sells some demo products in several variants, and seeding again changes nothing about them', async () => {
+    const { seedDemo } = await import('../../src/cli/seed/index.ts');
+    const { DEMO_OPTIONS } = await import('../../src/cli/seed/catalog.ts');
+    await seedDemo(t.db);
+    const slugs = Object.keys(DEMO_OPTIONS);
+    const snapshot = () => t.db.productVariant.findMany({ where: { product: { slug: { in: slugs } } }, orderBy: { id: 'asc' }, select: { id: true, optionValues: true, priceDkk: true, stock: true, deletedAt: true } });
+    const first = await snapshot();
+    expect(first.filter((v) => v.deletedAt === null)).toHaveLength(3 + 4 + 2);
+    const detail = await get('wayfarer-red-sport-8');
+    expect(detail.options).toEqual(DEMO_OPTIONS['wayfarer-red-sport-8']);
+    expect(detail.variants.map((v) => v.options)).toEqual([
+      { 'Lens colour': 'Smoke', Size: 'M' }, { 'Lens colour': 'Smoke', Size: 'L' }, { 'Lens colour': 'Mirror', Size: 'M' }, { 'Lens colour': 'Mirror', Size: 'L' },
+    ]);
+    await seedDemo(t.db);
+    expect(await snapshot()).toEqual(first);
+  });
+});
