@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../registry/define-tool.ts';
+import { answeredAs } from '../schemas/domain-issue.ts';
 import { MAX_INT } from '../schemas/numbers.ts';
 import { slugRef, text } from '../schemas/text.ts';
 import { Variant, variantFields } from '../schemas/variants.ts';
@@ -81,7 +82,7 @@ export const variantTools = [
     audit: { reversible: [variantEntity] },
     input: z.strictObject({
       variantId: variantId(),
-      delta: z.number().int().min(-MAX_INT).max(MAX_INT).refine((d) => d !== 0, 'must not be 0'),
+      delta: z.number().int().min(-MAX_INT).max(MAX_INT).refine((d) => d !== 0, { message: 'must not be 0', params: answeredAs('value_out_of_range') }),
     }),
     output: z.object({ variantId: z.string(), stock: z.number().int(), available: z.boolean() }),
     async handler({ variantId: id, delta }, ctx) {

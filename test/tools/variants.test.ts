@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { concurrently, lastAudit, okResult, revert } from '../helpers/calls.ts';
-import { CHECKOUT_CONTACT, createCart, createProduct, makeProduct } from '../helpers/factories.ts';
+import { CHECKOUT_CONTACT, createCart, createProduct, makeOrder, makeProduct } from '../helpers/factories.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
 let t: TestApp;
@@ -142,6 +142,7 @@ describe('variants.adjust_stock', () => {
     const [v] = await liveVariants(p.id);
     expect(okResult(await t.call('variants.adjust_stock', { variantId: v.id, delta: 4 }, key))).toEqual({ variantId: v.id, stock: 7, available: true });
     expectProblem(await t.call('variants.adjust_stock', { variantId: v.id, delta: -8 }, key), 422, 'value_out_of_range');
+    expectProblem(await t.call('variants.adjust_stock', { variantId: v.id, delta: 0 }, key), 422, 'value_out_of_range');
     expect((await t.db.productVariant.findUniqueOrThrow({ where: { id: v.id } })).stock).toBe(7n);
     okResult(await t.call('variants.update', { variantId: v.id, patch: { allowBackorder: true } }, key));
     expect(okResult(await t.call('variants.adjust_stock', { variantId: v.id, delta: -8 }, key))).toEqual({ variantId: v.id, stock: -1, available: true });
@@ -343,6 +344,32 @@ describe('carts and checkout by variant', () => {
     expect(backorder.items[0].available).toBe(true);
     okResult(await t.call('checkout.create_order', { cartId: backorder.cartId, ...CHECKOUT_CONTACT }, key));
     expect((await t.db.productVariant.findUniqueOrThrow({ where: { id: p.m } })).stock).toBe(-2n);
+  });
+});
+
+describe('analytics.summary by variant', () => {
+  it('breaks a top product down by variant with byVariant, lines from before variants as variantId null', async () => {
+    const p = await product({ slug: 'analysed-frame', stock: 10 });
+    const before = await makeProduct(t.db, { slug: 'analysed-old' });
+    okResult(await setOptions(p.slug, [{ name: 'Size', values: ['S', 'M'] }]));
+    const [s, m] = await liveVariants(p.id);
+    await t.db.productVariant.update({ where: { id: m.id }, data: { stock: 5n, sku: 'AN-M' } });
+    const { cartId } = okResult<{ cartId: string }>(await t.call('cart.create', { items: [{ variantId: s.id, quantity: 1 }, { sku: 'AN-M', quantity: 2 }] }, key));
+    const { orderId } = okResult<{ orderId: string }>(await t.call('checkout.create_order', { cartId, ...CHECKOUT_CONTACT }, key));
+    okResult(await t.call('orders.update_status', { orderId, status: 'paid' }, key));
+    const old = await makeOrder(t.db, { status: 'paid', items: [{ productId: before.id, quantity: 1, unitPriceDkk: 1 }] });
+    expect((await t.db.orderItem.findFirstOrThrow({ where: { orderId: old.id } })).variantId).toBeNull();
+
+    const plain = okResult<{ topProducts: Record<string, unknown>[] }>(await t.call('analytics.summary', { topProductsLimit: 50 }, key));
+    expect(plain.topProducts.every((r) => !('variants' in r))).toBe(true);
+    const { topProducts } = okResult<{ topProducts: { productId: string; variants: unknown[] }[] }>(await t.call('analytics.summary', { topProductsLimit: 50, byVariant: true }, key));
+    expect(topProducts.find((r) => r.productId === p.id)?.variants).toEqual([
+      { variantId: m.id, variantSku: 'AN-M', variantAttributes: { Size: 'M' }, quantity: 2, revenueDkk: 100_000 },
+      { variantId: s.id, variantSku: null, variantAttributes: { Size: 'S' }, quantity: 1, revenueDkk: 50_000 },
+    ]);
+    expect(topProducts.find((r) => r.productId === before.id)?.variants).toEqual([
+      { variantId: null, variantSku: null, variantAttributes: null, quantity: 1, revenueDkk: 1 },
+    ]);
   });
 });
 

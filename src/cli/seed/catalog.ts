@@ -66,7 +66,9 @@ export async function seedCatalog(db: Db): Promise<{ categories: number; product
       where: { slug: p.slug },
       select: { deletedAt: true, options: { orderBy: { position: 'asc' }, select: { name: true, values: true } }, _count: { select: { variants: { where: { deletedAt: null } } } } },
     });
-    if (existing && existing.deletedAt === null && existing._count.variants > 1 && sameOptions(existing.options, demoOptions)) {
+    // Live again first: the steps below work on live products.
+    if (existing && existing.deletedAt !== null) await db.product.update({ where: { slug: p.slug }, data: { deletedAt: null } });
+    if (existing && existing._count.variants > 1 && sameOptions(existing.options, demoOptions)) {
       // Already in its demo options: the product's price and stock are its variants', so the price is reset on them.
       const { priceDkk, stock: _stock, ...fields } = data;
       await db.product.update({ where: { slug: p.slug }, data: fields });
@@ -74,7 +76,7 @@ export async function seedCatalog(db: Db): Promise<{ categories: number; product
       continue;
     }
     // A demo product given other options since goes back to one variant first, so its price and stock can be reset.
-    if (existing && existing.deletedAt === null && (existing.options.length > 0 || existing._count.variants > 1)) await setOptions(db, p.slug, []);
+    if (existing && (existing.options.length > 0 || existing._count.variants > 1)) await setOptions(db, p.slug, []);
     await db.product.upsert({ where: { slug: p.slug }, update: data, create: data });
     if (demoOptions.length > 0) {
       const { created } = await setOptions(db, p.slug, demoOptions);
