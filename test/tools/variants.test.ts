@@ -319,6 +319,15 @@ describe('carts and checkout by variant', () => {
     expect(await productRow(p.id)).toMatchObject({ stock: 8n });
   });
 
+  it('gives a cancelled order from before variants its units back to the product’s default variant', async () => {
+    const old = await makeProduct(t.db, { slug: 'sold-before-variants', stock: 2 });
+    const order = await makeOrder(t.db, { status: 'paid', items: [{ productId: old.id, quantity: 3 }] });
+    okResult(await setOptions('sold-before-variants', [{ name: 'Size', values: ['S', 'M'] }]));
+    okResult(await t.call('orders.update_status', { orderId: order.id, status: 'cancelled' }, key));
+    expect((await liveVariants(old.id)).map((v) => v.stock)).toEqual([5n, 0n]);
+    expect(await productRow(old.id)).toMatchObject({ stock: 5n });
+  });
+
   it('never oversells one hot variant: 20 concurrent checkouts at stock 3 place exactly 3 orders', async () => {
     const p = await sized([3, 7]);
     const carts = await Promise.all(Array.from({ length: 20 }, async () =>
