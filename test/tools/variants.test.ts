@@ -2,6 +2,7 @@
 // and stock under the existing tools, then products.set_options and variants.*; each answer checked with the rows
 // and audit entries it leaves; every refused write leaves them as they were.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_SCHEMAS } from '../../src/events/catalogue.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { concurrently, lastAudit, okResult, revert } from '../helpers/calls.ts';
 import { CHECKOUT_CONTACT, createCart, createProduct, makeOrder, makeProduct } from '../helpers/factories.ts';
@@ -147,6 +148,19 @@ describe('variants.adjust_stock', () => {
     okResult(await t.call('variants.update', { variantId: v.id, patch: { allowBackorder: true } }, key));
     expect(okResult(await t.call('variants.adjust_stock', { variantId: v.id, delta: -8 }, key))).toEqual({ variantId: v.id, stock: -1, available: true });
     expect(await productRow(p.id)).toMatchObject({ stock: 0n });
+  });
+
+  it('emits variant.updated and variant.stock_changed, in their published schemas', async () => {
+    const p = await product({ stock: 2 });
+    const [v] = await liveVariants(p.id);
+    okResult(await t.call('variants.adjust_stock', { variantId: v.id, delta: 3 }, key));
+    const events = await t.db.webhookEvent.findMany({ where: { entityType: 'variant', entityId: v.id } });
+    expect(events.map((e) => e.type).sort()).toEqual(['variant.stock_changed', 'variant.updated']);
+    for (const e of events) {
+      expect(e.data).toMatchObject({ changedFields: ['stock'], previousValues: { stock: 2 }, object: { id: v.id, stock: 5 } });
+      const payload = { id: e.id, type: e.type, createdAt: new Date().toISOString(), data: { entityType: 'variant', entityId: v.id, sequence: 1, ...(e.data as object) } };
+      expect(EVENT_SCHEMAS.get(e.type)!.safeParse(payload).success).toBe(true);
+    }
   });
 
   it('takes concurrent decrements atomically: of 10 at stock 5, exactly 5 succeed', async () => {
