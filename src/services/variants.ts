@@ -119,6 +119,9 @@ export async function updateVariant(tx: Tx, variantId: string, patch: VariantFie
   if (values) checkCombinationFree(variants, values, variantId);
   checkImages(product, patch.images);
   await checkSkuFree(tx, patch.sku, variantId);
+  if (patch.allowBackorder === false && (patch.stock === undefined ? before.stock < 0n : false)) {
+    throw new AppError('value_out_of_range', `allowBackorder: variant ${variantId} has ${before.stock} in stock (owes units); set stock to 0 or more in the same patch.`);
+  }
   const after = await tx.productVariant.update({ where: { id: variantId }, data: { ...columns(rest), ...(values ? { optionValues: values } : {}) } });
   return { product, before, after };
 }

@@ -41,7 +41,7 @@ export const variantTools = [
     scope: 'products:write',
     kind: 'write',
     idempotent: true,
-    errors: ['not_found', 'conflict', 'invalid_image_url', 'variant_options_mismatch', 'variant_image_unknown'],
+    errors: ['not_found', 'conflict', 'invalid_image_url', 'variant_options_mismatch', 'variant_image_unknown', 'value_out_of_range'],
     audit: { reversible: [variantEntity] },
     input: z.strictObject({ variantId: variantId(), patch: VariantPatch }),
     output: Variant,

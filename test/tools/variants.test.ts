@@ -148,6 +148,9 @@ describe('variants.adjust_stock', () => {
     okResult(await t.call('variants.update', { variantId: v.id, patch: { allowBackorder: true } }, key));
     expect(okResult(await t.call('variants.adjust_stock', { variantId: v.id, delta: -8 }, key))).toEqual({ variantId: v.id, stock: -1, available: true });
     expect(await productRow(p.id)).toMatchObject({ stock: 0n });
+    // Owing a unit, it cannot stop selling on backorder unless its stock is set in the same patch.
+    expectProblem(await t.call('variants.update', { variantId: v.id, patch: { allowBackorder: false } }, key), 422, 'value_out_of_range');
+    okResult(await t.call('variants.update', { variantId: v.id, patch: { allowBackorder: false, stock: 0 } }, key));
   });
 
   it('emits variant.updated and variant.stock_changed, in their published schemas', async () => {
