@@ -213,7 +213,11 @@ export const variantEntity: ReversibleEntity = {
       return;
     }
     const data = reviveSnapshot(snapshot, { bigint: BIGINT_FIELDS, date: DATE_FIELDS, omit: ['id', 'productId', 'updatedAt'] });
-    if (data.deletedAt === null) await checkSkuFree(tx, typeof data.sku === 'string' ? data.sku : null, id);
+    if (data.deletedAt === null) {
+      await checkSkuFree(tx, typeof data.sku === 'string' ? data.sku : null, id);
+      // The product's options may have changed since: a restored variant must not repeat a live one's values.
+      if (Array.isArray(data.optionValues)) checkCombinationFree(await liveVariants(tx, row.productId), data.optionValues.map(String), id);
+    }
     await tx.productVariant.update({ where: { id }, data: data as Prisma.ProductVariantUncheckedUpdateInput });
   },
 };

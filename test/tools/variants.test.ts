@@ -134,6 +134,11 @@ describe('variants.create / update / delete', () => {
     expectProblem(await t.call('variants.delete', { variantId: small.id, confirm: true }, key), 422, 'last_variant');
     okResult(await revert(t, key, (await lastAudit(t, 'variants.delete', medium.id)).id));
     expect((await liveVariants(p.id)).map((v) => v.id)).toEqual([small.id, medium.id]);
+    // Deleted again and its values taken by a new variant: restoring it would repeat them (409, nothing changed).
+    okResult(await t.call('variants.delete', { variantId: medium.id, confirm: true }, key));
+    okResult(await t.call('variants.create', { productSlug: p.slug, options: { Size: 'M' }, priceDkk: 1_000 }, key));
+    expectProblem(await revert(t, key, (await lastAudit(t, 'variants.delete', medium.id)).id), 409, 'conflict');
+    expect(await liveVariants(p.id)).toHaveLength(2);
   });
 });
 
