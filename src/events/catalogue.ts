@@ -80,6 +80,11 @@ const ENTITY_EVENTS: readonly EventDefinition[] = [
     { created: 'A product was created.', updated: 'Fields of a product changed.', deleted: 'A product was soft-deleted (removed from the catalog).' },
     { stock_changed: { description: 'A product’s stock changed (also sent with product.updated).', when: fieldChanged('stock') } },
   ),
+  ...entityEvents(
+    'variant', 'catalog',
+    { created: 'A product variant was created.', updated: 'Fields of a variant changed.', deleted: 'A variant was soft-deleted.' },
+    { stock_changed: { description: 'A variant’s stock changed (also sent with variant.updated).', when: fieldChanged('stock') } },
+  ),
   ...entityEvents('category', 'catalog', { created: 'A category was created.', updated: 'Fields of a category changed.', deleted: 'A category was deleted.' }),
   ...entityEvents(
     'page', 'content',

@@ -35,6 +35,12 @@ const ProductObject = z.object({
   deletedAt: optTime().describe('Set when the product was soft-deleted.'),
 });
 
+const VariantObject = z.object({
+  id: z.string(), productId: z.string(), sku: optText(), optionValues: z.array(z.string()).describe('One value per option, in the product’s option order.'),
+  priceDkk: int().describe('Øre.'), compareAtPriceDkk: int().nullable(), stock: int(), trackStock: z.boolean(), allowBackorder: z.boolean(),
+  position: int(), images: z.array(z.string()), createdAt: timestamp(), updatedAt: timestamp(), deletedAt: optTime(),
+});
+
 const CategoryObject = z.object({
   id: z.string(), slug: z.string(), name: z.string(), description: optText(), createdAt: timestamp(), updatedAt: timestamp(),
 });
@@ -85,6 +91,7 @@ export const WebhookEndpointObject = z.object({
 
 export const ENTITY_OBJECTS = {
   product: ProductObject,
+  variant: VariantObject,
   category: CategoryObject,
   page: PageObject,
   service: ServiceObject,

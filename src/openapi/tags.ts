@@ -2,7 +2,8 @@
 // test/openapi/openapi.test.ts fails while a domain of the registry has no description here.
 export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   images: 'Stock photos from Openverse, Unsplash or Pexels, with licence and credit, ready for products.attach_image.',
-  products: 'The product catalog: search and read live products, create, update, soft-delete and attach images.',
+  products: 'The product catalog: search and read live products, create, update, soft-delete, attach images and set options.',
+  variants: 'The variants of a product (one per combination of its options), each bought by id or SKU: create, update, delete, adjust stock.',
   categories: 'Product categories with their live product counts: list, create or update, delete when empty.',
   pages: 'CMS pages (drafts included) and their Visual Builder layouts.',
   services: 'Service offerings listed on the public /services pages: list, create, update.',

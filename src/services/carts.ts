@@ -8,16 +8,25 @@ import { MAX_INT } from '../schemas/numbers.ts';
 import { discountTerms, usableDiscount } from './discounts.ts';
 import { loadSettings, pricingSettings } from './settings.ts';
 
-/** A cart line with what the priced cart shows of its product. */
+/** A cart line with what the priced cart shows of its variant and product. `deletedAt`: the variant's or the product's. */
 export type CartLine = {
-  id: string; productId: string; quantity: bigint; slug: string; name: string; priceDkk: bigint; stock: bigint; deletedAt: Date | null;
+  id: string; productId: string; variantId: string; quantity: bigint; slug: string; name: string; sku: string | null;
+  optionValues: string[]; optionNames: string[] | null; priceDkk: bigint; stock: bigint; trackStock: boolean; allowBackorder: boolean;
+  deletedAt: Date | null;
 };
+
+/** What a cart line names: a variant by id or SKU, or a product by slug when it has exactly one variant. */
+export type LineRef = { variantId: string } | { sku: string } | { productSlug: string };
 
 /** What pricing a cart or an order needs of the shop's settings. */
 export type ShopTerms = { currency: string; pricing: PricingSettings };
 
 const CART_COLUMNS = Prisma.sql`c.id, c."apiKeyId", c.email, c."discountCode", c.status, c."orderId", c."createdAt", c."updatedAt"`;
-const LINE_COLUMNS = Prisma.sql`l.id, l."productId", l.quantity, p.slug, p.name, p."priceDkk", p.stock, p."deletedAt"`;
+/** The names of a product's options, in order (null without options): a line's option values by name. */
+const OPTION_NAMES = Prisma.sql`(SELECT array_agg(o.name ORDER BY o.position) FROM "ProductOption" o WHERE o."productId" = p.id) AS "optionNames"`;
+const VARIANT_COLUMNS = Prisma.sql`v.sku, v."optionValues", ${OPTION_NAMES}, v."priceDkk", v.stock, v."trackStock", v."allowBackorder"`;
+const LINE_COLUMNS = Prisma.sql`l.id, l."productId", l."variantId", l.quantity, p.slug, p.name, ${VARIANT_COLUMNS}, coalesce(v."deletedAt", p."deletedAt") AS "deletedAt"`;
+const LINE_JOINS = Prisma.sql`"CartItem" l JOIN "ProductVariant" v ON v.id = l."variantId" JOIN "Product" p ON p.id = l."productId"`;
 
 function ownCart(cart: Cart | undefined, keyId: string, cartId: string): Cart {
   if (!cart || cart.apiKeyId !== keyId) throw new AppError('not_found', `No cart with id "${cartId}".`);
@@ -85,7 +94,7 @@ export async function lockCartForCheckout(tx: Tx, keyId: string, cartId: string,
   const { cart, terms, extra } = await lockCartRow<CheckoutExtra>(tx, keyId, cartId, Prisma.sql`
     SELECT ${LOCK_COLUMNS}, json_build_object(
              'lines', (SELECT coalesce(json_agg(line ORDER BY line."productId"), '[]')
-                       FROM (SELECT ${LINE_COLUMNS} FROM "CartItem" l JOIN "Product" p ON p.id = l."productId" WHERE l."cartId" = c.id) line),
+                       FROM (SELECT ${LINE_COLUMNS} FROM ${LINE_JOINS} WHERE l."cartId" = c.id) line),
              'discount', ${code === null ? Prisma.sql`NULL` : Prisma.sql`(
                SELECT json_build_object('code', code, 'type', type, 'value', value::text, 'active', active, 'validUntil', "validUntil",
                                         'usageLimit', "usageLimit"::text, 'usageCount', "usageCount"::text)
@@ -106,20 +115,24 @@ export async function lockCartForCheckout(tx: Tx, keyId: string, cartId: string,
 
 /** The cart's lines with their products. */
 export function cartLines(db: DbClient, cartId: string): Promise<CartLine[]> {
-  return queryRows<CartLine>(db, Prisma.sql`
-    SELECT ${LINE_COLUMNS} FROM "CartItem" l JOIN "Product" p ON p.id = l."productId" WHERE l."cartId" = ${cartId}`,
-  { prepareAs: 'cart_lines' });
+  return queryRows<CartLine>(db, Prisma.sql`SELECT ${LINE_COLUMNS} FROM ${LINE_JOINS} WHERE l."cartId" = ${cartId}`, { prepareAs: 'cart_lines' });
 }
 
 /**
- * Whether a line could be checked out now: its product is still sold and has the units in stock. The priced cart
- * shows it as `available`; a checkout refuses the first line without it (422 out_of_stock).
+ * Whether a line could be checked out now: its variant and product are still sold and it has the units in stock (or
+ * is sold on backorder, or its stock is not tracked). The priced cart shows it as `available`; a checkout refuses the
+ * first line without it (422 out_of_stock).
  */
-export const lineAvailable = (l: Pick<CartLine, 'deletedAt' | 'stock' | 'quantity'>) => l.deletedAt === null && l.stock >= l.quantity;
+export const lineAvailable = (l: Pick<CartLine, 'deletedAt' | 'stock' | 'quantity' | 'trackStock' | 'allowBackorder'>) =>
+  l.deletedAt === null && (l.stock >= l.quantity || !l.trackStock || l.allowBackorder);
 
-/** What a cart's audit entries record: the cart row and its lines (product and quantity, by product id). */
-export function cartSnapshot(cart: Cart, lines: readonly Pick<CartLine, 'productId' | 'quantity'>[]) {
-  const items = [...lines].sort((a, b) => (a.productId < b.productId ? -1 : 1)).map((l) => ({ productId: l.productId, quantity: l.quantity }));
+/** A line's option values by option name ({} without options): the cart's `options` and the order line's variantAttributes. */
+export const lineOptions = (l: Pick<CartLine, 'optionNames' | 'optionValues'>): Record<string, string> =>
+  Object.fromEntries((l.optionNames ?? []).flatMap((name, i) => (l.optionValues[i] === undefined ? [] : [[name, l.optionValues[i]]])));
+
+/** What a cart's audit entries record: the cart row and its lines (product, variant and quantity, by variant id). */
+export function cartSnapshot(cart: Cart, lines: readonly Pick<CartLine, 'productId' | 'variantId' | 'quantity'>[]) {
+  const items = [...lines].sort((a, b) => (a.variantId < b.variantId ? -1 : 1)).map((l) => ({ productId: l.productId, variantId: l.variantId, quantity: l.quantity }));
   return plainJson({ ...cart, items });
 }
 
@@ -136,6 +149,9 @@ export function pricedCart(cart: Cart, lines: readonly CartLine[], terms: ShopTe
     items: sorted.map((l, i) => ({
       productSlug: l.slug,
       productName: l.name,
+      variantId: l.variantId,
+      sku: l.sku,
+      options: lineOptions(l),
       unitPriceDkk: priced[i].unitPriceDkk,
       quantity: priced[i].quantity,
       // Exact in floating point: priceOrder has already checked that the subtotal, and so every line, is below 2^53.
@@ -157,42 +173,86 @@ export async function cartView(db: DbClient, cart: Cart, discountCode: string | 
 
 type AddRow = CartLine & { role: 'line' | 'added' | 'too_many' };
 
+/** The live variant a line reference names; by product slug only while the product has exactly one live variant. */
+function variantWhere(ref: LineRef): { sql: Prisma.Sql; kind: string } {
+  if ('variantId' in ref) return { sql: Prisma.sql`v.id = ${ref.variantId}`, kind: 'variant' };
+  if ('sku' in ref) return { sql: Prisma.sql`v.sku = ${ref.sku}`, kind: 'sku' };
+  return {
+    sql: Prisma.sql`p.slug = ${ref.productSlug} AND NOT EXISTS (SELECT FROM "ProductVariant" o WHERE o."productId" = p.id AND o."deletedAt" IS NULL AND o.id <> v.id)`,
+    kind: 'slug',
+  };
+}
+
+const describeRef = (ref: LineRef) => ('variantId' in ref ? `variant "${ref.variantId}"` : 'sku' in ref ? `SKU "${ref.sku}"` : `"${ref.productSlug}"`);
+
 /**
- * Adds units of a live product to a locked open cart (merging with a line of the same product), in one statement
- * that also returns the lines as they were and the changed line — the audit's before and after, and the priced
- * cart — instead of a product lookup, a line lookup, a write and two re-reads.
+ * Why a reference names no live variant: a product with several (422 variant_required, listing them, so the caller
+ * picks one: never this service), or nothing live (404). Only on the failure path.
  */
-export async function addCartLine(tx: Tx, cartId: string, productSlug: string, units: number): Promise<{ before: CartLine[]; after: CartLine[] }> {
+async function noVariant(tx: Tx, ref: LineRef, choices: () => Promise<{ id: string; sku: string | null; optionValues: string[] }[]>): Promise<AppError> {
+  const listed = 'productSlug' in ref ? await choices() : [];
+  if (listed.length > 1) {
+    const list = listed.map((v) => `${v.id}${v.sku === null ? '' : ` (sku ${v.sku})`}: ${v.optionValues.join(' / ')}`).join('; ');
+    return new AppError('variant_required', `"${'productSlug' in ref ? ref.productSlug : ''}" has ${listed.length} variants; name one by variantId or sku: ${list}.`);
+  }
+  return new AppError('not_found', 'productSlug' in ref ? `No product with slug "${ref.productSlug}".` : `No live ${describeRef(ref)}.`);
+}
+
+const liveVariantsOfSlug = (tx: Tx, productSlug: string) =>
+  tx.productVariant.findMany({
+    where: { deletedAt: null, product: { slug: productSlug, deletedAt: null } },
+    orderBy: [{ position: 'asc' }, { id: 'asc' }],
+    select: { id: true, sku: true, optionValues: true },
+  });
+
+/**
+ * Adds units of a live variant to a locked open cart (merging with its line), in one statement that also returns
+ * the lines as they were and the changed line — the audit's before and after, and the priced cart — instead of a
+ * variant lookup, a line lookup, a write and two re-reads.
+ */
+export async function addCartLine(tx: Tx, cartId: string, ref: LineRef, units: number): Promise<{ before: CartLine[]; after: CartLine[] }> {
+  const target = variantWhere(ref);
   const rows = await queryRows<AddRow>(tx, Prisma.sql`
-    WITH p AS (SELECT id, slug, name, "priceDkk", stock, "deletedAt" FROM "Product" WHERE slug = ${productSlug} AND "deletedAt" IS NULL),
+    WITH p AS (SELECT p.id, v.id AS "variantId", p.slug, p.name, ${VARIANT_COLUMNS}, v."deletedAt"
+               FROM "ProductVariant" v JOIN "Product" p ON p.id = v."productId"
+               WHERE ${target.sql} AND v."deletedAt" IS NULL AND p."deletedAt" IS NULL),
          added AS (
-           INSERT INTO "CartItem" AS l (id, "cartId", "productId", quantity)
-           SELECT ${newId()}, ${cartId}, p.id, ${units}::bigint FROM p
-           ON CONFLICT ("cartId", "productId") DO UPDATE SET quantity = l.quantity + EXCLUDED.quantity
+           INSERT INTO "CartItem" AS l (id, "cartId", "productId", "variantId", quantity)
+           SELECT ${newId()}, ${cartId}, p.id, p."variantId", ${units}::bigint FROM p
+           ON CONFLICT ("cartId", "variantId") DO UPDATE SET quantity = l.quantity + EXCLUDED.quantity
              WHERE l.quantity + EXCLUDED.quantity <= ${MAX_INT}::bigint
-           RETURNING l.id, l."productId", l.quantity)
-    SELECT 'line' AS role, ${LINE_COLUMNS} FROM "CartItem" l JOIN "Product" p ON p.id = l."productId" WHERE l."cartId" = ${cartId}
+           RETURNING l.id, l."productId", l."variantId", l.quantity)
+    SELECT 'line' AS role, ${LINE_COLUMNS} FROM ${LINE_JOINS} WHERE l."cartId" = ${cartId}
     UNION ALL
-    SELECT 'added', ${LINE_COLUMNS} FROM added l CROSS JOIN p
+    SELECT 'added', l.id, l."productId", l."variantId", l.quantity, p.slug, p.name, p.sku, p."optionValues", p."optionNames", p."priceDkk",
+           p.stock, p."trackStock", p."allowBackorder", p."deletedAt" FROM added l CROSS JOIN p
     UNION ALL
-    SELECT 'too_many', NULL, p.id, NULL, p.slug, p.name, p."priceDkk", p.stock, p."deletedAt" FROM p WHERE NOT EXISTS (SELECT FROM added)`,
-  { prepareAs: 'cart_add_line' });
+    SELECT 'too_many', NULL, p.id, p."variantId", NULL, p.slug, p.name, p.sku, p."optionValues", p."optionNames", p."priceDkk",
+           p.stock, p."trackStock", p."allowBackorder", p."deletedAt" FROM p WHERE NOT EXISTS (SELECT FROM added)`,
+  { prepareAs: `cart_add_line_${target.kind}` });
   const line = ({ role: _role, ...l }: AddRow): CartLine => l;
   const added = rows.find((r) => r.role === 'added');
   if (!added) {
-    if (rows.some((r) => r.role === 'too_many')) throw new AppError('value_out_of_range', `quantity: the cart would hold more than ${MAX_INT} units of "${productSlug}".`);
-    throw new AppError('not_found', `No product with slug "${productSlug}".`);
+    if (rows.some((r) => r.role === 'too_many')) throw new AppError('value_out_of_range', `quantity: the cart would hold more than ${MAX_INT} units of ${describeRef(ref)}.`);
+    throw await noVariant(tx, ref, () => liveVariantsOfSlug(tx, 'productSlug' in ref ? ref.productSlug : ''));
   }
   const before = rows.filter((r) => r.role === 'line').map(line);
-  return { before, after: [...before.filter((l) => l.productId !== added.productId), line(added)] };
+  return { before, after: [...before.filter((l) => l.variantId !== added.variantId), line(added)] };
 }
 
-/** Sets the units of a product already in the cart; 0 removes the line. */
-export async function setCartLine(tx: Tx, cartId: string, productSlug: string, units: number): Promise<void> {
-  // Soft-deleted products included: removing a product that is no longer sold must stay possible.
-  const product = await tx.product.findUnique({ where: { slug: productSlug }, select: { id: true } });
-  const line = product && await tx.cartItem.findUnique({ where: { cartId_productId: { cartId, productId: product.id } } });
-  if (!line) throw new AppError('not_found', `Cart "${cartId}" has no line for "${productSlug}".`);
+/** Sets the units of a line already in the cart; 0 removes it. A product slug names its line while it has one. */
+export async function setCartLine(tx: Tx, cartId: string, ref: LineRef, units: number): Promise<void> {
+  // Deleted variants and products included: removing a line that is no longer sold must stay possible.
+  const lines = await tx.cartItem.findMany({
+    where: {
+      cartId,
+      ...('variantId' in ref ? { variantId: ref.variantId } : 'sku' in ref ? { variant: { sku: ref.sku } } : { product: { slug: ref.productSlug } }),
+    },
+    select: { id: true, variant: { select: { id: true, sku: true, optionValues: true } } },
+  });
+  if (lines.length > 1) throw await noVariant(tx, ref, async () => lines.flatMap((l) => (l.variant ? [l.variant] : [])));
+  const [line] = lines;
+  if (!line) throw new AppError('not_found', `Cart "${cartId}" has no line for ${describeRef(ref)}.`);
   if (units === 0) await tx.cartItem.delete({ where: { id: line.id } });
   else await tx.cartItem.update({ where: { id: line.id }, data: { quantity: BigInt(units) } });
 }

@@ -5,19 +5,22 @@ import { manualPaymentProvider, type PaymentProvider } from '../domain/payment.t
 import { priceOrder } from '../domain/pricing.ts';
 import { AppError } from '../errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
-import { cartSnapshot, lineAvailable, lockCartForCheckout, type CartLine } from './carts.ts';
+import { cartSnapshot, lineAvailable, lineOptions, lockCartForCheckout, type CartLine } from './carts.ts';
 import { discountTerms, normalizeCode, usableNow } from './discounts.ts';
 
 /** How orders placed by agents are paid; swapping in a real processor means passing another provider here. */
 const paymentProvider: PaymentProvider = manualPaymentProvider;
+
+/** A line as a buyer names it: the product's slug, and the variant's option values when it has any. */
+const lineName = (line: CartLine) => `"${line.slug}"${line.optionValues.length === 0 ? '' : ` (${line.optionValues.join(' / ')})`}`;
 
 /** Why the first line (in product-id order) that cannot be taken is short, as the checkout read it. */
 function outOfStock(line: CartLine): AppError {
   return new AppError(
     'out_of_stock',
     line.deletedAt === null
-      ? `"${line.slug}": ${line.quantity} requested, ${line.stock} in stock.`
-      : `"${line.slug}" is no longer sold; remove it with cart.update_item (quantity 0).`,
+      ? `${lineName(line)}: ${line.quantity} requested, ${line.stock} in stock.`
+      : `${lineName(line)} is no longer sold; remove it with cart.update_item (quantity 0).`,
   );
 }
 
@@ -110,21 +113,24 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
   };
   const items = lines.map((l) => ({
     id: newId(), orderId, productId: l.productId, productName: l.name, unitPriceDkk: l.priceDkk, quantity: l.quantity,
-    variantId: null, variantSku: null, variantAttributes: null,
+    variantId: l.variantId, variantSku: l.sku, variantAttributes: lineOptions(l),
   }));
   await deferWrite(tx, { name: 'place_order', prepared: code === null, ctes: Prisma.sql`
          expected AS (
-           SELECT * FROM unnest(${items.map((i) => i.id)}::text[], ${lines.map((l) => l.productId)}::text[], ${lines.map((l) => l.quantity.toString())}::bigint[],
-                                ${lines.map((l) => l.priceDkk.toString())}::bigint[], ${lines.map((l) => l.name)}::text[], ${lines.map((l) => l.slug)}::text[])
-             AS e("itemId", "productId", quantity, "priceDkk", name, slug)),
-         lines AS (SELECT "productId", quantity FROM "CartItem" WHERE "cartId" = ${cartId}),
+           SELECT * FROM unnest(${items.map((i) => i.id)}::text[], ${lines.map((l) => l.productId)}::text[], ${lines.map((l) => l.variantId)}::text[],
+                                ${lines.map((l) => l.quantity.toString())}::bigint[], ${lines.map((l) => l.priceDkk.toString())}::bigint[],
+                                ${lines.map((l) => l.name)}::text[], ${lines.map((l) => l.slug)}::text[], ${lines.map((l) => l.sku)}::text[],
+                                ${items.map((i) => JSON.stringify(i.variantAttributes))}::jsonb[])
+             AS e("itemId", "productId", "variantId", quantity, "priceDkk", name, slug, sku, attributes)),
+         lines AS (SELECT "productId", "variantId", quantity FROM "CartItem" WHERE "cartId" = ${cartId}),
          locked AS (SELECT id FROM "Product" WHERE id IN (SELECT "productId" FROM lines) ORDER BY id FOR NO KEY UPDATE),
          taken AS (
-           UPDATE "Product" p SET stock = p.stock - e.quantity, "updatedAt" = ${now}
-           FROM expected e JOIN lines l ON l."productId" = e."productId" AND l.quantity = e.quantity
-           WHERE p.id = e."productId" AND p.id IN (SELECT id FROM locked) AND p."deletedAt" IS NULL AND p.stock >= e.quantity
-             AND p."priceDkk" = e."priceDkk" AND p.name = e.name AND p.slug = e.slug
-           RETURNING p.id),${discount === null ? Prisma.empty : Prisma.sql`
+           UPDATE "ProductVariant" v SET stock = CASE WHEN v."trackStock" THEN v.stock - e.quantity ELSE v.stock END, "updatedAt" = ${now}
+           FROM expected e JOIN lines l ON l."variantId" = e."variantId" AND l.quantity = e.quantity JOIN "Product" p ON p.id = e."productId"
+           WHERE v.id = e."variantId" AND v."productId" = p.id AND p.id IN (SELECT id FROM locked) AND p."deletedAt" IS NULL AND v."deletedAt" IS NULL
+             AND (v.stock >= e.quantity OR NOT v."trackStock" OR v."allowBackorder")
+             AND v."priceDkk" = e."priceDkk" AND p.name = e.name AND p.slug = e.slug
+           RETURNING v.id),${discount === null ? Prisma.empty : Prisma.sql`
          discount AS (
            UPDATE "DiscountCode" SET "usageCount" = "usageCount" + 1, "updatedAt" = ${now}
            WHERE code = ${discount.code} AND type = ${discount.type}::"DiscountType" AND value = ${discount.value.toString()}::bigint AND active
@@ -142,8 +148,8 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
                    ${order.totalDkk}, ${order.vatOere}, ${order.discountCode}, true, ${order.aiAgentSource}, ${now}, ${now},
                    ${order.stripePaymentIntentId}, ${order.paymentMethod}, ${order.currency}, 1, 'agent')),
          placed_lines AS (
-           INSERT INTO "OrderItem" (id, "orderId", "productId", "productName", "unitPriceDkk", quantity)
-           SELECT "itemId", ${orderId}, "productId", name, "priceDkk", quantity FROM expected),
+           INSERT INTO "OrderItem" (id, "orderId", "productId", "productName", "unitPriceDkk", quantity, "variantId", "variantSku", "variantAttributes")
+           SELECT "itemId", ${orderId}, "productId", name, "priceDkk", quantity, "variantId", sku, attributes FROM expected),
          closed_cart AS (
            UPDATE "Cart" SET status = 'checked_out', "orderId" = ${orderId}, email = ${contact.email}, "discountCode" = ${order.discountCode},
                              "updatedAt" = ${now}
@@ -155,7 +161,10 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
   return {
     order,
     money,
-    taken: lines.map((l) => ({ productId: l.productId, productSlug: l.slug, productName: l.name, quantity: Number(l.quantity), unitPriceDkk: Number(l.priceDkk) })),
+    taken: lines.map((l) => ({
+      productId: l.productId, productSlug: l.slug, productName: l.name, variantId: l.variantId, sku: l.sku, options: lineOptions(l),
+      quantity: Number(l.quantity), unitPriceDkk: Number(l.priceDkk),
+    })),
     discountCode: order.discountCode,
     payment: { provider: paymentProvider.name, instructions: payment.instructions },
     // What orders.get returns for it; items in id order (their ids were drawn in this order).

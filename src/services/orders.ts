@@ -61,13 +61,24 @@ export async function loadOrder(db: DbClient, id: string) {
   return order;
 }
 
-/** Puts a cancelled order's units back on the shelf, product by product in id order (the lock order checkout uses). */
-async function returnStock(tx: Tx, items: readonly { productId: string; quantity: bigint }[]) {
+/**
+ * Puts a cancelled order's units back on the shelf: its products locked in id order first (the lock order checkout
+ * and variant writes use), then each line's units back to its variant (a variant whose stock is not tracked had none
+ * taken). A line from before variants names none; its units go to the product's default variant.
+ */
+async function returnStock(tx: Tx, items: readonly { productId: string; variantId: string | null; quantity: bigint }[]) {
   const perProduct = new Map<string, bigint>();
   for (const i of items) perProduct.set(i.productId, (perProduct.get(i.productId) ?? 0n) + i.quantity);
   const sorted = [...perProduct].sort(([a], [b]) => (a < b ? -1 : 1));
-  for (const [productId, quantity] of sorted) {
-    await tx.product.update({ where: { id: productId }, data: { stock: { increment: quantity } } });
+  await tx.$queryRaw`SELECT id FROM "Product" WHERE id = ANY(${sorted.map(([id]) => id)}::text[]) ORDER BY id FOR NO KEY UPDATE`;
+  for (const i of items) {
+    if (i.variantId !== null) await tx.productVariant.updateMany({ where: { id: i.variantId, trackStock: true }, data: { stock: { increment: i.quantity } } });
+    // Sold before variants: to the variant the migration made of the product ('v' || md5(id)) while it is live, else
+    // to the first live one.
+    else await tx.$executeRaw`
+      UPDATE "ProductVariant" SET stock = stock + ${i.quantity}, "updatedAt" = now()
+      WHERE id = (SELECT id FROM "ProductVariant" WHERE "productId" = ${i.productId} AND "deletedAt" IS NULL AND "trackStock"
+                  ORDER BY id = 'v' || md5(${i.productId}) DESC, position, id LIMIT 1)`;
   }
   return sorted.map(([productId, quantity]) => ({ productId, quantity: Number(quantity) }));
 }

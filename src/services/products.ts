@@ -4,19 +4,22 @@ import { checkImageUrl } from '../domain/image-url.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
 import { containsPattern } from '../domain/like-pattern.ts';
 import { reviveSnapshot, type Snapshot } from '../domain/revert.ts';
-import { AppError } from '../errors.ts';
+import type { ProductOptionInput } from '../domain/variants.ts';
+import { AppError, hasSqlState } from '../errors.ts';
 import { Prisma, type Product } from '../generated/prisma/client.ts';
 import { resolveCategoryId } from './categories.ts';
 import type { ReversibleEntity } from './reversible.ts';
+import { variantView } from './variants.ts';
 
 export type ProductSearch = {
   q?: string; categorySlug?: string; brand?: string; frameColor?: string; lensColor?: string; featured?: boolean;
-  inStock?: boolean; minPriceOere?: number; maxPriceOere?: number; limit: number;
+  inStock?: boolean; minPriceOere?: number; maxPriceOere?: number; optionValue?: string; limit: number;
 };
 
-type SummaryRow = {
+type SummaryRow = { createdAt: Date;
   id: string; slug: string; name: string; brand: string | null; priceDkk: bigint | string; stock: bigint | string; featured: boolean;
   frameColor: string | null; lensColor: string | null; categorySlug: string | null; categoryName: string | null; firstImage: string | null;
+  variantCount: bigint | string; maxPriceDkk: bigint | string | null;
 };
 
 /** Joins the fields of the generated "searchText" column (chr(31) in its SQL). */
@@ -47,34 +50,65 @@ export async function searchProducts(db: DbClient, input: ProductSearch) {
   if (input.frameColor !== undefined) where.push(Prisma.sql`lower(p."frameColor") = lower(${input.frameColor})`);
   if (input.lensColor !== undefined) where.push(Prisma.sql`lower(p."lensColor") = lower(${input.lensColor})`);
   if (input.featured !== undefined) where.push(Prisma.sql`p.featured = ${input.featured}`);
-  if (input.inStock === true) where.push(Prisma.sql`p.stock > 0`);
-  if (input.inStock === false) where.push(Prisma.sql`p.stock = 0`);
-  if (input.minPriceOere !== undefined) where.push(Prisma.sql`p."priceDkk" >= ${BigInt(input.minPriceOere)}`);
-  if (input.maxPriceOere !== undefined) where.push(Prisma.sql`p."priceDkk" <= ${BigInt(input.maxPriceOere)}`);
+  if (input.optionValue === undefined) {
+    // The product's derived columns: stock is the total of its variants, priceDkk the lowest price (docs/catalog.md).
+    if (input.inStock === true) where.push(Prisma.sql`p.stock > 0`);
+    if (input.inStock === false) where.push(Prisma.sql`p.stock = 0`);
+    if (input.minPriceOere !== undefined) where.push(Prisma.sql`p."priceDkk" >= ${BigInt(input.minPriceOere)}`);
+    if (input.maxPriceOere !== undefined) where.push(Prisma.sql`p."priceDkk" <= ${BigInt(input.maxPriceOere)}`);
+  } else {
+    where.push(variantMatch(input.optionValue, input));
+  }
 
+  // The variants' count and highest price only for the page's rows, after the limit.
   const rows = await queryRows<SummaryRow>(db, Prisma.sql`
-    SELECT p.id, p.slug, p.name, p.brand, p."priceDkk", p.stock, p.featured, p."frameColor", p."lensColor",
-           c.slug AS "categorySlug", c.name AS "categoryName", p.images[1] AS "firstImage"
-    FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
-    WHERE ${Prisma.join(where, ' AND ')}
-    ORDER BY p."createdAt" DESC, p.id DESC
-    LIMIT ${rowCount(input.limit)}`,
+    SELECT s.*, vs."variantCount", vs."maxPriceDkk" FROM (
+      SELECT p.id, p.slug, p.name, p.brand, p."priceDkk", p.stock, p.featured, p."frameColor", p."lensColor",
+             c.slug AS "categorySlug", c.name AS "categoryName", p.images[1] AS "firstImage", p."createdAt"
+      FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
+      WHERE ${Prisma.join(where, ' AND ')}
+      ORDER BY p."createdAt" DESC, p.id DESC
+      LIMIT ${rowCount(input.limit)}) s
+    CROSS JOIN LATERAL (SELECT count(*) AS "variantCount", max(v."priceDkk") AS "maxPriceDkk"
+                        FROM "ProductVariant" v WHERE v."productId" = s.id AND v."deletedAt" IS NULL) vs
+    ORDER BY s."createdAt" DESC, s.id DESC`,
   // Unfiltered, the plan is always the newest-first index walk; with filters it depends on their values. One
   // statement per limit (1 to 100), since the limit is part of the text.
   { prepareAs: where.length === 1 ? `products_search_unfiltered_${input.limit}` : undefined });
-  return rows.map((r) => ({
+  return rows.map(({ createdAt: _createdAt, ...r }) => ({
     ...r,
     priceDkk: Number(r.priceDkk),
     stock: Number(r.stock),
     categorySlug: r.categorySlug ?? '',
     categoryName: r.categoryName ?? '',
+    variantCount: Number(r.variantCount),
+    maxPriceDkk: Number(r.maxPriceDkk ?? r.priceDkk),
   }));
 }
+
+/**
+ * With an option value, the price and stock filters apply to the variant that has it: a product matches when one
+ * live variant has the value (case-insensitively, of any option), a price in the range and, for inStock, can be
+ * bought now (inStock false: no such variant can).
+ */
+function variantMatch(optionValue: string, input: ProductSearch): Prisma.Sql {
+  const on = [Prisma.sql`v."productId" = p.id`, Prisma.sql`v."deletedAt" IS NULL`,
+    Prisma.sql`EXISTS (SELECT FROM unnest(v."optionValues") o WHERE lower(o) = lower(${optionValue}))`];
+  if (input.minPriceOere !== undefined) on.push(Prisma.sql`v."priceDkk" >= ${BigInt(input.minPriceOere)}`);
+  if (input.maxPriceOere !== undefined) on.push(Prisma.sql`v."priceDkk" <= ${BigInt(input.maxPriceOere)}`);
+  const available = Prisma.sql`(v.stock > 0 OR NOT v."trackStock" OR v."allowBackorder")`;
+  if (input.inStock === true) on.push(available);
+  const match = Prisma.sql`EXISTS (SELECT FROM "ProductVariant" v WHERE ${Prisma.join(on, ' AND ')})`;
+  return input.inStock === false ? Prisma.sql`(${match} AND NOT EXISTS (SELECT FROM "ProductVariant" v WHERE ${Prisma.join([...on, available], ' AND ')}))` : match;
+}
+
+type VariantJson = Parameters<typeof variantView>[1];
 
 type DetailRow = {
   id: string; slug: string; name: string; brand: string | null; description: string; priceDkk: bigint | string; stock: bigint | string; featured: boolean;
   frameColor: string | null; lensColor: string | null; images: string[] | null; createdAt: Date;
   categorySlug: string | null; categoryName: string | null; categoryDescription: string | null;
+  options: ProductOptionInput[]; variants: VariantJson[];
 };
 
 /**
@@ -84,7 +118,14 @@ type DetailRow = {
 export async function getProduct(db: DbClient, slugValue: string) {
   const [p] = await queryRows<DetailRow>(db, Prisma.sql`
     SELECT p.id, p.slug, p.name, p.brand, p.description, p."priceDkk", p.stock, p.featured, p."frameColor", p."lensColor",
-           p.images, p."createdAt", c.slug AS "categorySlug", c.name AS "categoryName", c.description AS "categoryDescription"
+           p.images, p."createdAt", c.slug AS "categorySlug", c.name AS "categoryName", c.description AS "categoryDescription",
+           coalesce((SELECT json_agg(json_build_object('name', o.name, 'values', o."values") ORDER BY o.position)
+                     FROM "ProductOption" o WHERE o."productId" = p.id), '[]') AS options,
+           (SELECT json_agg(json_build_object('id', v.id, 'sku', v.sku, 'optionValues', v."optionValues", 'priceDkk', v."priceDkk",
+                                              'compareAtPriceDkk', v."compareAtPriceDkk", 'stock', v.stock, 'trackStock', v."trackStock",
+                                              'allowBackorder', v."allowBackorder", 'position', v.position, 'images', v.images)
+                            ORDER BY v.position, v.id)
+            FROM "ProductVariant" v WHERE v."productId" = p.id AND v."deletedAt" IS NULL) AS variants
     FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
     WHERE p.slug = ${slugValue} AND p."deletedAt" IS NULL`, { prepareAs: 'products_get' });
   if (!p) throw new AppError('not_found', `No product with slug "${slugValue}".`);
@@ -103,6 +144,8 @@ export async function getProduct(db: DbClient, slugValue: string) {
     // Live products always have a category (writes fall back to "uncategorized"); the empty one is only a guard.
     category: p.categorySlug === null ? { slug: '', name: '', description: null } : { slug: p.categorySlug, name: p.categoryName ?? '', description: p.categoryDescription },
     createdAt: p.createdAt.toISOString(),
+    options: p.options,
+    variants: (p.variants ?? []).map((v) => variantView(p.options, v)),
   };
 }
 
@@ -159,6 +202,14 @@ const updateStatementName = (columns: string): string | undefined => {
 };
 
 /**
+ * What the database raises when a product's priceDkk or stock is written while it has several live variants: they are
+ * derived from the variants then (migration 20261129150000_product_variants).
+ */
+const SEVERAL_VARIANTS = 'AV001';
+const severalVariants = (slugValue: string) =>
+  new AppError('variant_required', `Product "${slugValue}" has several variants: its priceDkk and stock are their lowest price and total stock. Change a variant's with variants.update or variants.adjust_stock.`);
+
+/**
  * One statement: the live product is locked by slug (the sub-select's FOR UPDATE), changed, and returned as it was
  * and as it is now — the audit entry's before and after — instead of a read, an update and Prisma's re-read.
  */
@@ -178,7 +229,9 @@ export async function updateProduct(tx: Tx, slugValue: string, patch: Partial<Pr
     FROM (SELECT * FROM "Product" WHERE slug = ${slugValue} AND "deletedAt" IS NULL FOR UPDATE) old
     WHERE p.id = old.id
     RETURNING ${columnsOf('old', 'b_')}, ${columnsOf('p', 'a_')}`,
-  { prepareAs: updateStatementName(Object.keys(values).filter((k) => values[k] !== undefined).sort().join(',')) });
+  { prepareAs: updateStatementName(Object.keys(values).filter((k) => values[k] !== undefined).sort().join(',')) }).catch((err: unknown) => {
+    throw hasSqlState(err, SEVERAL_VARIANTS) ? severalVariants(slugValue) : err;
+  });
   if (!row) throw new AppError('not_found', `No product with slug "${slugValue}".`);
   return { before: productOf(row, 'b_'), after: productOf(row, 'a_') };
 }
@@ -226,7 +279,9 @@ export const productEntity: ReversibleEntity = {
       await tx.product.update({ where: { id }, data: { deletedAt: new Date() } });
       return;
     }
-    const data = reviveSnapshot(snapshot, { bigint: BIGINT_FIELDS, date: DATE_FIELDS, omit: ['id', 'updatedAt'] });
+    // With several variants the product's price and stock are theirs (derived); a revert restores the product's own fields.
+    const variants = await tx.productVariant.count({ where: { productId: id, deletedAt: null } });
+    const data = reviveSnapshot(snapshot, { bigint: BIGINT_FIELDS, date: DATE_FIELDS, omit: ['id', 'updatedAt', ...(variants > 1 ? BIGINT_FIELDS : [])] });
     // The category may have been deleted since; a restored product then lands in the fallback category.
     if (typeof data.categoryId === 'string' && !(await tx.category.findUnique({ where: { id: data.categoryId }, select: { id: true } }))) {
       data.categoryId = await resolveCategoryId(tx, {});

@@ -37,6 +37,12 @@ export type ProductPageData = ProductCard & {
   comparisonFacts: Record<string, string> | null;
   updatedAt: string;
   category: { slug: string; name: string; updatedAt: string } | null;
+  /** The product's options in order; empty for a product sold in one form. */
+  options: { name: string; values: string[] }[];
+  /** Its live variants by position: one value per option, price in øre as text, whether it can be bought now. */
+  variants: { id: string; sku: string | null; optionValues: string[]; priceOere: string; available: boolean }[];
+  /** The newest change of a variant (deleted ones included): the page changes with it. */
+  variantsUpdatedAt: string | null;
 };
 
 export type PageRecord = { slug: string; title: string; body: string; layout: unknown; vibeHtml: string | null; updatedAt: string };
@@ -105,7 +111,14 @@ export function loadProductPage(db: Db, slug: string): Promise<ProductPage> {
     Prisma.sql`(SELECT json_build_object(${CARD_FIELDS}, 'id', p.id, 'description', p.description, 'images', p.images,
         'frameColor', p."frameColor", 'lensColor', p."lensColor", 'attributes', p.attributes, 'answerSummary', p."answerSummary",
         'faq', p.faq, 'useCases', p."useCases", 'comparisonFacts', p."comparisonFacts", 'updatedAt', p."updatedAt",
-        'category', CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('slug', c.slug, 'name', c.name, 'updatedAt', c."updatedAt") END)
+        'category', CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('slug', c.slug, 'name', c.name, 'updatedAt', c."updatedAt") END,
+        'options', COALESCE((SELECT json_agg(json_build_object('name', o.name, 'values', o."values") ORDER BY o.position)
+                             FROM "ProductOption" o WHERE o."productId" = p.id), '[]'),
+        'variants', COALESCE((SELECT json_agg(json_build_object('id', v.id, 'sku', v.sku, 'optionValues', v."optionValues",
+                                'priceOere', v."priceDkk"::text, 'available', v.stock > 0 OR NOT v."trackStock" OR v."allowBackorder")
+                              ORDER BY v.position, v.id)
+                              FROM "ProductVariant" v WHERE v."productId" = p.id AND v."deletedAt" IS NULL), '[]'),
+        'variantsUpdatedAt', (SELECT max(v."updatedAt") FROM "ProductVariant" v WHERE v."productId" = p.id))
       FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
       WHERE p.slug = ${slug} AND p."deletedAt" IS NULL) AS product`,
     'storefront_product',

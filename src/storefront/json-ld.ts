@@ -1,4 +1,4 @@
-import type { BreadcrumbList, FAQPage, Organization, Product, SearchAction, Service, Thing, WebSite, WithContext } from 'schema-dts';
+import type { BreadcrumbList, FAQPage, Offer, Organization, Product, ProductGroup, SearchAction, Service, Thing, WebSite, WithContext } from 'schema-dts';
 import { decimalPrice, isShownImage } from './format.ts';
 
 // schema.org structured data for shopping agents and search engines. Each builder returns one JSON-LD object;
@@ -54,14 +54,54 @@ export function product(p: {
     ...(images.length ? { image: images } : {}),
     ...(p.brand ? { brand: { '@type': 'Brand', name: p.brand } } : {}),
     ...(p.categoryName ? { category: p.categoryName } : {}),
-    offers: {
-      '@type': 'Offer',
-      url: p.url,
-      price: decimalPrice(p.priceOere),
-      priceCurrency: p.currency,
-      availability: p.inStock ? 'https://schema.org/InStock' : 'https://schema.org/OutOfStock',
-      itemCondition: 'https://schema.org/NewCondition',
-    },
+    offers: offer(p.url, p.priceOere, p.currency, p.inStock),
+  };
+}
+
+const offer = (url: string, priceOere: string, currency: string, inStock: boolean): Offer => ({
+  '@type': 'Offer',
+  url,
+  price: decimalPrice(priceOere),
+  priceCurrency: currency,
+  availability: inStock ? 'https://schema.org/InStock' : 'https://schema.org/OutOfStock',
+  itemCondition: 'https://schema.org/NewCondition',
+});
+
+/** schema.org's property for an option a shop names in words ("Lens colour" varies by color); else the name itself. */
+const VARIES_BY: readonly [RegExp, string][] = [
+  [/colou?r/i, 'https://schema.org/color'], [/size/i, 'https://schema.org/size'],
+  [/material/i, 'https://schema.org/material'], [/pattern/i, 'https://schema.org/pattern'],
+];
+const variesBy = (option: string) => VARIES_BY.find(([re]) => re.test(option))?.[1] ?? option;
+
+/**
+ * A product with options: a ProductGroup whose variants are Products with their own Offer, SKU, price and
+ * availability, each at its own URL (`?variant=<id>` on the product page, which lists them all).
+ */
+export function productGroup(p: Parameters<typeof product>[0] & {
+  options: readonly { name: string; values: readonly string[] }[];
+  variants: readonly { id: string; sku: string | null; optionValues: readonly string[]; priceOere: string; available: boolean }[];
+}): WithContext<ProductGroup> {
+  const { offers: _offers, sku: _sku, ...base } = product(p);
+  const images = p.images.filter(isShownImage);
+  return {
+    ...base,
+    '@type': 'ProductGroup',
+    productGroupID: p.slug,
+    variesBy: p.options.map((o) => variesBy(o.name)),
+    hasVariant: p.variants.map((v) => {
+      const url = `${p.url}?variant=${encodeURIComponent(v.id)}`;
+      return {
+        '@type': 'Product',
+        name: `${p.name} (${v.optionValues.join(', ')})`,
+        description: p.description,
+        sku: v.sku ?? v.id,
+        url,
+        ...(images.length ? { image: images } : {}),
+        additionalProperty: p.options.map((o, i) => ({ '@type': 'PropertyValue', name: o.name, value: v.optionValues[i] })),
+        offers: offer(url, v.priceOere, p.currency, v.available),
+      };
+    }),
   };
 }
 

@@ -58,6 +58,9 @@ h3{font-size:1.1rem;margin:.5rem 0}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}
 dl.facts dt{font-weight:600}
 dl.facts dd{margin:0}
+table.variants{border-collapse:collapse;margin:1rem 0;max-width:100%}
+table.variants caption{text-align:left;font-weight:600}
+table.variants th,table.variants td{text-align:left;padding:.3rem .75rem .3rem 0;border-bottom:1px solid #ddd}
 details{border-bottom:1px solid #ddd;padding:.6rem 0}
 summary{cursor:pointer;font-weight:600}
 .hero{position:relative;border-radius:8px;overflow:hidden;background:#13294b;color:#fff;margin:0 0 1.5rem}

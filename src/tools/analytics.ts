@@ -28,6 +28,13 @@ const Summary = z.object({
     productName: z.string(),
     quantity: count(),
     revenueDkk: z.number().int().describe('Σ unit price × quantity, before order-level discounts.'),
+    variants: z.array(z.object({
+      variantId: z.string().nullable().describe('null: lines of orders from before variants.'),
+      variantSku: z.string().nullable(),
+      variantAttributes: z.unknown().describe('Option values by name, as ordered.'),
+      quantity: count(),
+      revenueDkk: z.number().int(),
+    })).optional().describe('With byVariant: the product’s sales per variant.'),
   })),
 });
 
@@ -40,15 +47,16 @@ export const analyticsTools = [
     input: z.strictObject({
       ...DateRange,
       topProductsLimit: z.number().int().min(1).max(50).default(10),
+      byVariant: z.boolean().default(false).describe('Break each top product down by variant.'),
     }),
     output: Summary,
     kind: 'read',
     errors: ['invalid_date_range'],
-    handler({ fromDate, toDate, topProductsLimit }, ctx) {
+    handler({ fromDate, toDate, topProductsLimit, byVariant }, ctx) {
       const range = parseRange({ fromDate, toDate });
       const to = range.to ?? new Date();
       const from = range.from ?? new Date(to.getTime() - DEFAULT_DAYS * DAY_MS);
-      return salesSummary(ctx.db, from, to, topProductsLimit);
+      return salesSummary(ctx.db, from, to, topProductsLimit, byVariant);
     },
   }),
 ];

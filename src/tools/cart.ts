@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { defineTool, type ReadContext, type WriteContext } from '../registry/define-tool.ts';
+import { answeredAs } from '../schemas/domain-issue.ts';
 import { MAX_INT } from '../schemas/numbers.ts';
 import { OrderStatusSchema } from '../schemas/orders.ts';
 import { cartIdRef, discountCodeRef } from '../schemas/references.ts';
 import { slugRef, text } from '../schemas/text.ts';
 import { timestamp } from '../schemas/time.ts';
 import { emailInput } from '../schemas/web.ts';
-import { addCartLine, cartLines, cartSnapshot, cartView, findCart, lockOpenCart, pricedCart, setCartLine, type CartLine } from '../services/carts.ts';
+import {
+  addCartLine, cartLines, cartSnapshot, cartView, findCart, lockOpenCart, pricedCart, setCartLine, type CartLine, type LineRef,
+} from '../services/carts.ts';
 import { placeOrder } from '../services/checkout.ts';
 
 const quantity = (min: 0 | 1) => z.number().int().min(min).max(MAX_INT);
@@ -15,10 +18,13 @@ const quantity = (min: 0 | 1) => z.number().int().min(min).max(MAX_INT);
 const CartLineOut = z.object({
   productSlug: z.string(),
   productName: z.string(),
+  variantId: z.string(),
+  sku: z.string().nullable(),
+  options: z.record(z.string(), z.string()),
   unitPriceDkk: z.number().int(),
   quantity: z.number().int(),
   lineTotalDkk: z.number().int(),
-  available: z.boolean().describe('The product is still sold and has this many units in stock right now (checked again at checkout).'),
+  available: z.boolean().describe('The variant is still sold and has this many units (or backorder) right now (checked again at checkout).'),
 });
 
 /** The amounts of priceOrder(), in øre, as both the priced cart and the placed order report them. */
@@ -45,7 +51,10 @@ const CheckoutOut = z.object({
   orderId: z.string(),
   status: OrderStatusSchema,
   currency: z.string(),
-  items: z.array(z.object({ productSlug: z.string(), productName: z.string(), quantity: z.number().int(), unitPriceDkk: z.number().int() })),
+  items: z.array(z.object({
+    productSlug: z.string(), productName: z.string(), variantId: z.string(), sku: z.string().nullable(), options: z.record(z.string(), z.string()),
+    quantity: z.number().int(), unitPriceDkk: z.number().int(),
+  })),
   discountCode: z.string().nullable(),
   ...MoneyFields,
   payment: z.object({ provider: z.string(), instructions: z.string() }),
@@ -57,7 +66,23 @@ function keyIdOf(ctx: Pick<ReadContext, 'principal'>): string {
   return ctx.principal.keyId;
 }
 
-const itemInput = z.strictObject({ productSlug: slugRef(), quantity: quantity(1) });
+/**
+ * What a line buys: a variant by id or SKU, or a product by slug while it has exactly one variant (else 422
+ * variant_required listing them). Exactly one of the three.
+ */
+const lineRef = {
+  productSlug: slugRef().optional(),
+  variantId: text({ min: 1, max: 100 }).optional(),
+  sku: text({ min: 1, max: 100 }).optional(),
+};
+// A domain rule rather than a oneOf in the published schema (tokens in every tool list): 422 variant_required.
+const ONE_REF = { message: 'name what to buy with exactly one of variantId, sku, productSlug', params: answeredAs('variant_required') };
+const oneRef = (i: { productSlug?: string; variantId?: string; sku?: string }) =>
+  [i.productSlug, i.variantId, i.sku].filter((v) => v !== undefined).length === 1;
+const toRef = (i: { productSlug?: string; variantId?: string; sku?: string }): LineRef =>
+  i.variantId !== undefined ? { variantId: i.variantId } : i.sku !== undefined ? { sku: i.sku } : { productSlug: i.productSlug ?? '' };
+
+const itemInput = z.strictObject({ ...lineRef, quantity: quantity(1) }).refine(oneRef, ONE_REF);
 
 /** Locks the open cart, applies `change`, audits the cart's lines before and after, and returns the priced cart. */
 async function changeCart(ctx: WriteContext, cartId: string, change: () => Promise<{ before: CartLine[]; after: CartLine[] }>) {
@@ -77,14 +102,14 @@ export const cartTools = [
     description: 'Starts a cart owned by the calling key (other keys cannot see it), optionally with items. Returns the priced cart. Build it with cart.add_item / cart.update_item, then place the order with checkout.create_order.',
     scope: 'cart:write',
     kind: 'write',
-    errors: ['not_found', 'value_out_of_range'],
+    errors: ['not_found', 'value_out_of_range', 'variant_required'],
     audit: CART_AUDIT,
     input: z.strictObject({ items: z.array(itemInput).max(100).optional() }),
     output: CartOut,
     async handler({ items }, ctx) {
       const cart = await ctx.db.cart.create({ data: { apiKeyId: keyIdOf(ctx), status: 'open' } });
       let lines: CartLine[] = [];
-      for (const item of items ?? []) lines = (await addCartLine(ctx.db, cart.id, item.productSlug, item.quantity)).after;
+      for (const item of items ?? []) lines = (await addCartLine(ctx.db, cart.id, toRef(item), item.quantity)).after;
       ctx.audit({ entityType: 'cart', entityId: cart.id, before: null, after: cartSnapshot(cart, lines) });
       return cartView(ctx.db, cart, undefined);
     },
@@ -93,14 +118,14 @@ export const cartTools = [
   defineTool({
     name: 'cart.add_item',
     title: 'Add a product to a cart',
-    description: 'Adds quantity units of a live product to an open cart (added to any units already there). Stock is checked at checkout, not here; `available` in the result tells whether it would pass now.',
+    description: 'Adds quantity units of a live variant (by variantId or sku; by productSlug when it has one) to an open cart. Stock is checked at checkout; `available` says whether it would pass now.',
     scope: 'cart:write',
     kind: 'write',
-    errors: ['not_found', 'cart_closed', 'value_out_of_range'],
+    errors: ['not_found', 'cart_closed', 'value_out_of_range', 'variant_required'],
     audit: CART_AUDIT,
-    input: z.strictObject({ cartId: cartIdRef(), productSlug: slugRef(), quantity: quantity(1) }),
+    input: z.strictObject({ cartId: cartIdRef(), ...lineRef, quantity: quantity(1) }).refine(oneRef, ONE_REF),
     output: CartOut,
-    handler: ({ cartId, productSlug, quantity: units }, ctx) => changeCart(ctx, cartId, () => addCartLine(ctx.db, cartId, productSlug, units)),
+    handler: ({ cartId, quantity: units, ...ref }, ctx) => changeCart(ctx, cartId, () => addCartLine(ctx.db, cartId, toRef(ref), units)),
   }),
 
   defineTool({
@@ -110,13 +135,13 @@ export const cartTools = [
     scope: 'cart:write',
     kind: 'write',
     idempotent: true,
-    errors: ['not_found', 'cart_closed', 'value_out_of_range'],
+    errors: ['not_found', 'cart_closed', 'value_out_of_range', 'variant_required'],
     audit: CART_AUDIT,
-    input: z.strictObject({ cartId: cartIdRef(), productSlug: slugRef(), quantity: quantity(0) }),
+    input: z.strictObject({ cartId: cartIdRef(), ...lineRef, quantity: quantity(0) }).refine(oneRef, ONE_REF),
     output: CartOut,
-    handler: ({ cartId, productSlug, quantity: units }, ctx) => changeCart(ctx, cartId, async () => {
+    handler: ({ cartId, quantity: units, ...ref }, ctx) => changeCart(ctx, cartId, async () => {
       const before = await cartLines(ctx.db, cartId);
-      await setCartLine(ctx.db, cartId, productSlug, units);
+      await setCartLine(ctx.db, cartId, toRef(ref), units);
       return { before, after: await cartLines(ctx.db, cartId) };
     }),
   }),
@@ -167,7 +192,7 @@ export const cartTools = [
         entityId: placed.order.id,
         before: null,
         after: placed.orderSnapshot,
-        meta: { cartId, stockTaken: placed.taken.map((t) => ({ productId: t.productId, quantity: t.quantity })), discountCode: placed.discountCode },
+        meta: { cartId, stockTaken: placed.taken.map((t) => ({ productId: t.productId, variantId: t.variantId, quantity: t.quantity })), discountCode: placed.discountCode },
       });
       ctx.audit({ entityType: 'cart', entityId: cartId, before: placed.cartBefore, after: placed.cartAfter });
       return {

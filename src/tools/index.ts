@@ -13,10 +13,11 @@ import { productTools } from './products.ts';
 import { serviceTools } from './services.ts';
 import { settingsTools } from './settings.ts';
 import { siteTools } from './site.ts';
+import { variantTools } from './variants.ts';
 import { webhookTools } from './webhooks.ts';
 
 const domainTools: readonly Tool[] = [
-  ...productTools, ...categoryTools, ...pageTools, ...serviceTools, ...siteTools, ...orderTools, ...discountTools, ...cartTools,
+  ...productTools, ...variantTools, ...categoryTools, ...pageTools, ...serviceTools, ...siteTools, ...orderTools, ...discountTools, ...cartTools,
   ...customerTools, ...analyticsTools, ...imageTools, ...settingsTools, ...featureTools, ...webhookTools,
 ];
 

@@ -4,11 +4,13 @@ import { limit, oere, positiveOere } from '../schemas/numbers.ts';
 import { fieldsToChange, immutableSlugPatch } from '../schemas/patch.ts';
 import { slug, slugRef, stringMap, text } from '../schemas/text.ts';
 import { timestamp } from '../schemas/time.ts';
+import { ProductOption, Variant } from '../schemas/variants.ts';
 import { httpUrl } from '../schemas/web.ts';
 import { reportStockImageUse, stockImageFor, stockImageMeta } from '../services/images/stock-source.ts';
 import {
   attachImage, createProduct, getProduct, productEntity, productSnapshot, searchProducts, softDeleteProduct, updateProduct,
 } from '../services/products.ts';
+import { setOptions, variantSnapshot, variantView } from '../services/variants.ts';
 
 const Faq = z.array(z.strictObject({ q: text({ min: 1, max: 1000 }), a: text({ min: 1, max: 5000 }) })).max(100);
 const UseCases = z.array(z.strictObject({ title: text({ min: 1, max: 200 }), description: text({ min: 1, max: 2000 }) })).max(100);
@@ -74,6 +76,7 @@ const ProductsSearchInput = z.strictObject({
   inStock: z.boolean().optional(),
   minPriceOere: oere().optional(),
   maxPriceOere: oere().optional(),
+  optionValue: text({ min: 1, max: 100 }).optional().describe('A variant has this value; price and stock filters then apply to it.'),
   limit: limit(20),
 });
 
@@ -90,6 +93,8 @@ const ProductSummary = z.object({
   categorySlug: z.string(),
   categoryName: z.string(),
   firstImage: z.string().nullable(),
+  variantCount: z.number().int(),
+  maxPriceDkk: z.number().int().describe('Highest variant price; priceDkk is the lowest.'),
 });
 
 const CategoryRef = z.object({ slug: z.string(), name: z.string(), description: z.string().nullable() });
@@ -108,6 +113,8 @@ const ProductDetail = z.object({
   images: z.array(z.string()),
   category: CategoryRef,
   createdAt: timestamp(),
+  options: z.array(z.object({ name: z.string(), values: z.array(z.string()) })),
+  variants: z.array(Variant).describe('Live variants; buy one by id or sku.'),
 });
 
 export const productTools = [
@@ -127,7 +134,7 @@ export const productTools = [
   defineTool({
     name: 'products.get',
     title: 'Get a product',
-    description: 'Returns one live product by slug, with its category. Soft-deleted products are not found.',
+    description: 'Returns one live product by slug, with its category, options and live variants. Soft-deleted products are not found.',
     scope: 'catalog:read',
     anonymous: true,
     kind: 'read',
@@ -161,7 +168,7 @@ export const productTools = [
     scope: 'products:write',
     kind: 'write',
     idempotent: true,
-    errors: ['not_found', 'slug_immutable', 'nothing_to_change', 'invalid_image_url'],
+    errors: ['not_found', 'slug_immutable', 'nothing_to_change', 'invalid_image_url', 'variant_required'],
     audit: { reversible: [productEntity] },
     input: ProductsUpdateInput,
     output: IdSlug,
@@ -228,6 +235,41 @@ export const productTools = [
       });
       if (stock) ctx.afterCommit(() => reportStockImageUse(ctx.config, stock, ctx.log));
       return { ok: true as const, slug: s, attached: outcome.url, totalImages: outcome.totalImages };
+    },
+  }),
+
+  defineTool({
+    name: 'products.set_options',
+    title: 'Set a product’s options',
+    description:
+      'Replaces a product’s options (≤ 3) and makes one variant per combination: matching variants are kept, new ones get the lowest price and stock 0, others are deleted. Preview with dryRun.',
+    scope: 'products:write',
+    kind: 'write',
+    idempotent: true,
+    errors: ['not_found', 'invalid_options', 'option_limit_exceeded', 'option_value_limit_exceeded', 'variant_limit_exceeded'],
+    audit: { appendOnly: ['variant'] },
+    input: z.strictObject({ slug: slugRef(), options: z.array(ProductOption).max(10).describe('[] removes all options, leaving one variant.') }),
+    output: z.object({
+      slug: z.string(),
+      options: z.array(z.object({ name: z.string(), values: z.array(z.string()) })),
+      created: z.array(Variant),
+      removed: z.array(Variant),
+      variants: z.array(Variant).describe('The live variants after the change.'),
+    }),
+    async handler({ slug: s, options }, ctx) {
+      const { created, removed, kept, optionsBefore } = await setOptions(ctx.db, s, options);
+      for (const v of created) ctx.audit({ entityType: 'variant', entityId: v.id, before: null, after: variantSnapshot(v) });
+      for (const { before, after } of [...removed, ...kept.filter((k) => k.before !== k.after)]) {
+        ctx.audit({ entityType: 'variant', entityId: before.id, before: variantSnapshot(before), after: variantSnapshot(after) });
+      }
+      const live = [...kept.map((k) => k.after), ...created].sort((a, b) => a.position - b.position);
+      return {
+        slug: s,
+        options,
+        created: created.map((v) => variantView(options, v)),
+        removed: removed.map(({ before }) => variantView(optionsBefore, before)),
+        variants: live.map((v) => variantView(options, v)),
+      };
     },
   }),
 ];

@@ -383,10 +383,12 @@ async function prepare(tool: Tool): Promise<Pools> {
   dirty = false;
   lastFingerprint = undefined;
   const products = await t.db.product.findMany({ where: { deletedAt: null }, select: { id: true, slug: true, stock: true } });
-  if (products.length > 0) {
-    await t.db.cart.create({ data: { apiKeyId: keyId, items: { create: [{ productId: products[0].id, quantity: 1n }] } } });
-    await t.db.cart.create({ data: { apiKeyId: keyId, items: { create: products.slice(0, 3).map((p) => ({ productId: p.id, quantity: 1n })) } } });
-    await makeOrder(t.db, { items: [{ productId: products[0].id, quantity: 1 }] });
+  // Issue 27: a cart line written by product alone gets the product's variant only while it has exactly one.
+  const single = await t.db.product.findMany({ where: { deletedAt: null, options: { none: {} } }, select: { id: true } });
+  if (single.length > 0) {
+    await t.db.cart.create({ data: { apiKeyId: keyId, items: { create: [{ productId: single[0].id, quantity: 1n }] } } });
+    await t.db.cart.create({ data: { apiKeyId: keyId, items: { create: single.slice(0, 3).map((p) => ({ productId: p.id, quantity: 1n })) } } });
+    await makeOrder(t.db, { items: [{ productId: single[0].id, quantity: 1 }] });
   }
   await makeDiscount(t.db, { usageLimit: 3 });
   // A webhook endpoint made by the fuzzer's key, so the webhooks.* tools that name one reach their handlers.

@@ -10,7 +10,10 @@ import { createTestApp, type TestApp } from '../helpers/app.ts';
 // and the nine webhooks.* tools). 49 tools now list in about 13,360 (about 272 a tool): image URLs publish
 // `format: uri` and NUL-free text is a domain error instead of a pattern on every field (docs/contract.md), a
 // layout section's shared fields are written once (compact-schema.ts), order transitions are a compact table.
-const FULL_LIST_BUDGET = 13_400;
+// Issue 27 added five (products.set_options and variants.create/update/delete/adjust_stock), let cart lines name a
+// variant (variantId or sku beside productSlug) and analytics.summary break top products down by variant: 54 tools
+// list in about 14,920 (about 276 a tool); the budget grew by what they cost, not more (issue 26 asks for 12,000).
+const FULL_LIST_BUDGET = 14_950;
 const LEAN_LIST_BUDGET = 1_500;
 
 let t: TestApp;

@@ -22,6 +22,7 @@ const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQ
 const PAGE_TYPES = [
   ['home', '/'],
   ['product', '/products/aviator-black-sunglasses-1'],
+  ['product-variants', '/products/aviator-black-sunglasses-7'],
   ['category', '/categories/sunglasses'],
   ['search', '/search?q=aviator'],
   ['info-layout', '/info/about'],

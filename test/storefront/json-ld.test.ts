@@ -13,6 +13,8 @@ type Node = Record<string, unknown>;
 /** Properties each claimed type must carry. */
 const REQUIRED: Record<string, readonly string[]> = {
   Product: ['name', 'description', 'url', 'image', 'offers', 'sku'],
+  ProductGroup: ['name', 'description', 'url', 'image', 'productGroupID', 'variesBy', 'hasVariant'],
+  PropertyValue: ['name', 'value'],
   Offer: ['price', 'priceCurrency', 'availability', 'url'],
   Brand: ['name'],
   FAQPage: ['mainEntity'],
@@ -45,7 +47,7 @@ function checkJsonLd(blocks: Node[]): void {
     for (const [prop, v] of Object.entries(node)) {
       if (URL_PROPS.has(prop) && typeof v === 'string') expect(v.startsWith(`${BASE}/`), `${type}.${prop} = ${v}`).toBe(true);
     }
-    if (type === 'Product') for (const image of node.image as string[]) expect(image).toMatch(/^https:\/\//);
+    if (type === 'Product' || type === 'ProductGroup') for (const image of node.image as string[]) expect(image).toMatch(/^https:\/\//);
     if (type === 'Offer') {
       expect(node.price).toMatch(/^\d+\.\d{2}$/);
       expect(node.priceCurrency).toMatch(/^[A-Z]{3}$/);
@@ -74,6 +76,28 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 describe('JSON-LD', () => {
+  it('product page of a product with options: a ProductGroup whose variants each have an Offer, and the variants listed', async () => {
+    const slug = 'round-navy-reading-3';
+    okResult(await t.call('products.set_options', { slug, options: [{ name: 'Lens colour', values: ['Grey', 'Brown'] }, { name: 'Size', values: ['M'] }] }, key));
+    const { variants } = okResult<{ variants: { id: string }[] }>(await t.call('products.get', { slug }));
+    okResult(await t.call('variants.update', { variantId: variants[1].id, patch: { priceDkk: 123_450, sku: 'RND-BRN-M' } }, key));
+    const page = html(await get(t, `/products/${slug}`));
+    const blocks = jsonLdOf(page);
+    checkJsonLd(blocks);
+    const [group] = blocks;
+    expect(group).toMatchObject({
+      '@type': 'ProductGroup', productGroupID: slug, url: `${BASE}/products/${slug}`,
+      variesBy: ['https://schema.org/color', 'https://schema.org/size'],
+    });
+    const offered = (group.hasVariant as Node[]).map((v) => [v.sku, (v.offers as Node).price, (v.offers as Node).availability, v.url]);
+    expect(offered[1]).toEqual(['RND-BRN-M', '1234.50', 'https://schema.org/OutOfStock', `${BASE}/products/${slug}?variant=${variants[1].id}`]);
+    expect(offered).toHaveLength(2);
+    // Listed without script: option values, price and availability per variant; a variant's URL is the same page.
+    expect(page).toContain('<caption>Variants</caption>');
+    expect(page).toMatch(/<tr id="variant-[^"]+"><td>Brown<\/td><td>M<\/td><td>[^<]*1\.?234,50[^<]*<\/td><td>Sold out<\/td><\/tr>/);
+    expect((await get(t, `/products/${slug}?variant=${variants[1].id}`)).statusCode).toBe(200);
+  });
+
   it('product page: Product with an Offer priced from øre, BreadcrumbList, FAQPage from the product FAQ', async () => {
     okResult(await t.call('products.create', {
       slug: 'huge-price', name: 'Gold-plated monocle', description: 'The most expensive item in the shop.', brand: 'Fjord',

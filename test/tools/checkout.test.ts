@@ -47,7 +47,11 @@ describe('POST /api/v1/tools/cart.create', () => {
   it('creates a cart with items, merging repeated products', async () => {
     const p = await makeProduct(t.db, { slug: 'round', priceDkk: 10_000 });
     const cart = await newCart([{ productSlug: 'round', quantity: 1 }, { productSlug: 'round', quantity: 2 }]);
-    expect(cart.items).toEqual([{ productSlug: 'round', productName: p.name, unitPriceDkk: 10_000, quantity: 3, lineTotalDkk: 30_000, available: true }]);
+    // Issue 27: a line is a variant; a product with one variant is its default variant (no SKU, no options).
+    expect(cart.items).toEqual([{
+      productSlug: 'round', productName: p.name, variantId: expect.any(String), sku: null, options: {}, unitPriceDkk: 10_000, quantity: 3,
+      lineTotalDkk: 30_000, available: true,
+    }]);
     expect(cart).toMatchObject({ subtotalDkk: 30_000, shippingDkk: 4900, totalDkk: 34_900, vatOere: 6980 });
   });
 
@@ -202,9 +206,11 @@ describe('POST /api/v1/tools/checkout.create_order', () => {
       subtotalDkk: 41_999, discountDkk: 4200, shippingDkk: 4900, totalDkk: 42_699, vatOere: 8540,
       payment: { provider: 'manual' },
     });
+    // Issue 27: items name the variant bought.
+    const variant = { variantId: expect.any(String), sku: null, options: {} };
     expect(result.items).toEqual(expect.arrayContaining([
-      { productSlug: 'aviator', productName: 'Aviator gold', quantity: 2, unitPriceDkk: 20_000 },
-      { productSlug: 'case', productName: 'Hard case', quantity: 1, unitPriceDkk: 1_999 },
+      { productSlug: 'aviator', productName: 'Aviator gold', ...variant, quantity: 2, unitPriceDkk: 20_000 },
+      { productSlug: 'case', productName: 'Hard case', ...variant, quantity: 1, unitPriceDkk: 1_999 },
     ]));
 
     const order = await t.db.order.findUniqueOrThrow({ where: { id: result.orderId }, include: { items: true } });

@@ -9,8 +9,9 @@ import { catalogWriteAssertions } from '../helpers/catalog-writes.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
 const MAX = 9007199254740991;
-const SUMMARY_KEYS = ['brand', 'categoryName', 'categorySlug', 'featured', 'firstImage', 'frameColor', 'id', 'lensColor', 'name', 'priceDkk', 'slug', 'stock'];
-const DETAIL_KEYS = ['brand', 'category', 'createdAt', 'description', 'featured', 'frameColor', 'id', 'images', 'lensColor', 'name', 'priceDkk', 'slug', 'stock'];
+// Issue 27 (variants) added variantCount and maxPriceDkk to summaries, options and variants to the detail.
+const SUMMARY_KEYS = ['brand', 'categoryName', 'categorySlug', 'featured', 'firstImage', 'frameColor', 'id', 'lensColor', 'maxPriceDkk', 'name', 'priceDkk', 'slug', 'stock', 'variantCount'];
+const DETAIL_KEYS = ['brand', 'category', 'createdAt', 'description', 'featured', 'frameColor', 'id', 'images', 'lensColor', 'name', 'options', 'priceDkk', 'slug', 'stock', 'variants'];
 
 let t: TestApp;
 let key: string;
@@ -84,6 +85,7 @@ describe('products.search', () => {
     expect(item).toEqual({
       id: db!.id, slug: 'sx-aviator', name: 'Aviator Gold', brand: 'Nordlys', priceDkk: 100_000, stock: 5, featured: true,
       frameColor: 'gold', lensColor: 'green', categorySlug: 'sx-cat', categoryName: 'Search fixture', firstImage: 'https://img.example.com/a1.jpg',
+      variantCount: 1, maxPriceDkk: 100_000,
     });
     const [noImage] = await search({ q: 'Wayfarer Black' });
     expect(noImage).toMatchObject({ slug: 'sx-wayfarer', firstImage: null, stock: 0 });
@@ -214,6 +216,11 @@ describe('products.get', () => {
       featured: false, frameColor: 'navy', lensColor: null, images: ['https://img.example.com/g.jpg'],
       category: { slug: 'get-cat', name: 'Get category', description: 'For products.get' },
       createdAt: db!.createdAt.toISOString(),
+      options: [],
+      variants: [{
+        id: expect.any(String), sku: null, options: {}, priceDkk: 129_900, compareAtPriceDkk: null, stock: 5, trackStock: true,
+        allowBackorder: false, available: true, position: 0, images: [],
+      }],
     });
     expect(p.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
   });

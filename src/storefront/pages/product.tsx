@@ -2,7 +2,7 @@ import type { ProductPage, ProductPageData } from '../../services/storefront.ts'
 import { breadcrumbLd, Breadcrumbs, FaqList, Stock, type Crumb } from '../components.tsx';
 import { renderDocument } from '../document.tsx';
 import { decimalPrice, isShownImage } from '../format.ts';
-import { faqPage, product as productLd } from '../json-ld.ts';
+import { faqPage, productGroup, product as productLd } from '../json-ld.ts';
 import { notFound, page, type PageOutcome } from '../outcome.ts';
 import { categoryPath, productPath } from '../paths.ts';
 import { Prose } from '../prose.tsx';
@@ -30,7 +30,7 @@ export function productPage({ chrome, product: p }: ProductPage, base: string): 
       </>
     ),
     jsonLd: [
-      productLd({ ...p, currency: chrome.shop.currency, categoryName: p.category?.name ?? null, url: absolute(view, path) }),
+      (p.options.length ? productGroup : productLd)({ ...p, currency: chrome.shop.currency, categoryName: p.category?.name ?? null, url: absolute(view, path) }),
       breadcrumbLd(view, trail),
       ...(faq.length ? [faqPage(faq)] : []),
     ],
@@ -59,6 +59,7 @@ export function productPage({ chrome, product: p }: ProductPage, base: string): 
             {p.brand ? <p class="brand-name">{p.brand}</p> : null}
             <p class="price">{priceOf(view, p.priceOere)}</p>
             <Stock inStock={p.inStock} />
+            <Variants product={p} view={view} />
             {p.answerSummary ? <p class="summary">{p.answerSummary}</p> : null}
             <Prose text={p.description} />
             <Facts product={p} />
@@ -85,7 +86,37 @@ export function productPage({ chrome, product: p }: ProductPage, base: string): 
       </>
     ),
   });
-  return page(html, chrome, p.updatedAt, p.category?.updatedAt);
+  return page(html, chrome, p.updatedAt, p.category?.updatedAt, p.variantsUpdatedAt);
+}
+
+/** The variants of a product with options, each with its values, price and availability: readable without script. */
+function Variants({ product: p, view }: { product: ProductPageData; view: View }) {
+  if (p.options.length === 0) return null;
+  return (
+    <table class="variants">
+      <caption>Variants</caption>
+      <thead>
+        <tr>
+          {p.options.map((o) => (
+            <th scope="col">{o.name}</th>
+          ))}
+          <th scope="col">Price</th>
+          <th scope="col">Availability</th>
+        </tr>
+      </thead>
+      <tbody>
+        {p.variants.map((v) => (
+          <tr id={`variant-${v.id}`}>
+            {v.optionValues.map((value) => (
+              <td>{value}</td>
+            ))}
+            <td>{priceOf(view, v.priceOere)}</td>
+            <td>{v.available ? 'In stock' : 'Sold out'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
 }
 
 /** Colours, attributes and comparison facts as one definition list. */
