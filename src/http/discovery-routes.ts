@@ -8,6 +8,9 @@ import { HTML_CSP, renderProblemIndex, renderProblemPage } from './docs-page.ts'
 import { PATHS } from './paths.ts';
 
 const LINKSET_TYPE = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
+const AI_CATALOG_TYPE = 'application/ai-catalog+json';
+/** The AI Catalog's format version ("Major.Minor"); the MCP catalog's own is "draft". */
+const AI_CATALOG_VERSION = '1.0';
 const HTML_HEADERS = { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': HTML_CSP, 'Cache-Control': 'public, max-age=300' };
 
 /** Discovery documents are public, cacheable and readable from any browser origin. */
@@ -18,17 +21,21 @@ const CORS_CACHEABLE = {
   'Cache-Control': 'public, max-age=3600',
 };
 
+/** An entry of an AI Catalog, and so of the MCP catalog (a subset of it): one artifact and where to fetch it. */
+type CatalogEntry = { identifier: string; displayName: string; type: string; url: string };
+
 /** The MCP documents, built by the MCP layer for a base URL (passed in, so http/ does not depend on mcp/). */
 export type McpDiscoveryDocuments = {
   serverCard: (baseUrl: string) => object;
   serverCardType: string;
-  catalog: (baseUrl: string) => object;
+  catalog: (baseUrl: string) => { specVersion: string; entries: CatalogEntry[] };
 };
 
 /**
  * Every discovery document, for humans and agents: the RFC 9727 API catalog (which links all the others), the
  * OpenAPI document and its rendered reference at /docs, one page per problem code (the `type` URIs of
- * problem+json), the MCP server card (at its reserved path and the two earlier ones) and the MCP catalog. The RFC 9728
+ * problem+json), the MCP server card (at its reserved path and the two earlier ones), the MCP catalog and the AI
+ * Catalog that holds the same entries. The RFC 9728
  * documents come with the OAuth routes (src/oauth/routes.ts). All are generated, public, and outside the rate-limit guard.
  */
 export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Config; tools: readonly Tool[]; mcp: McpDiscoveryDocuments }): void {
@@ -80,14 +87,21 @@ export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Co
     app.get(path, async (req, reply) => sendJson(reply.headers(discoveryHeaders), type, mcp.serverCard(baseUrlOf(req, config))));
   }
   app.get(PATHS.mcpCatalog, async (req, reply) => sendJson(reply.headers(discoveryHeaders), 'application/json', mcp.catalog(baseUrlOf(req, config))));
+  app.get(PATHS.aiCatalog, async (req, reply) =>
+    sendJson(reply.headers(discoveryHeaders), AI_CATALOG_TYPE, { specVersion: AI_CATALOG_VERSION, entries: mcp.catalog(baseUrlOf(req, config)).entries }),
+  );
 }
 
 /**
  * RFC 9727 linkset: the tool API described by OpenAPI; the MCP endpoint described by its server card (and the
- * earlier card paths, the MCP catalog and its protected-resource metadata). Every discovery document is linked.
+ * earlier card paths, the MCP and AI catalogs and its protected-resource metadata). Every discovery document is linked.
  */
 function apiCatalog(base: string, serverCardType: string) {
   const doc = { href: `${base}${PATHS.docs}`, type: 'text/html' };
+  const catalogs = [
+    { href: `${base}${PATHS.mcpCatalog}`, type: 'application/json' },
+    { href: `${base}${PATHS.aiCatalog}`, type: AI_CATALOG_TYPE },
+  ];
   return {
     linkset: [
       {
@@ -103,7 +117,7 @@ function apiCatalog(base: string, serverCardType: string) {
           ...PATHS.legacyServerCards.map((p) => ({ href: `${base}${p}`, type: 'application/json' })),
         ],
         'service-meta': [
-          { href: `${base}${PATHS.mcpCatalog}`, type: 'application/json' },
+          ...catalogs,
           { href: `${base}${PATHS.protectedResource}`, type: 'application/json' },
         ],
         'service-doc': [doc],
@@ -113,7 +127,7 @@ function apiCatalog(base: string, serverCardType: string) {
         anchor: `${base}${PATHS.mcpAdmin}`,
         'service-desc': [{ href: `${base}${PATHS.mcpServerCard}`, type: serverCardType }],
         'service-meta': [
-          { href: `${base}${PATHS.mcpCatalog}`, type: 'application/json' },
+          ...catalogs,
           { href: `${base}${PATHS.protectedResource}/admin`, type: 'application/json' },
         ],
         'service-doc': [doc],
