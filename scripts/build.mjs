@@ -1,7 +1,7 @@
 // Compiles the server for `npm start`: one ES module bundle of src/ (dependencies stay in node_modules).
 // Usage: node scripts/build.mjs [entry.ts …] — default src/server.ts; each entry becomes .build/<its path>.mjs.
 // `npm run bench` builds its raw baseline (bench/baseline/server.ts) with this same step, so both sides of a ratio
-// run as the same kind of code: a bundle on plain node, no loader (docs/performance.md, item 21).
+// run as the same kind of code: a bundle on plain node, no loader (docs/performance.md, item 15).
 //
 // Why not run TypeScript through tsx in production: tsx's loader runs in its own thread with its own V8 heap, ~35 MB
 // of resident memory for the life of the process (docs/performance.md, item 6). esbuild only strips types; the
