@@ -1,9 +1,11 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fresh from 'fresh';
 import type { Config } from '../config.ts';
 import { AppError, PROBLEMS, type ProblemCode } from '../errors.ts';
 import { buildDocument, OPENAPI_CONTENT_TYPE, withServer, type OpenApiDocument } from '../openapi/build-document.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import { baseUrlOf, originVary } from './base-url.ts';
+import { prepare } from '../storefront/respond.ts';
 import { HTML_CSP, renderProblemIndex, renderProblemPage } from './docs-page.ts';
 import { PATHS } from './paths.ts';
 
@@ -13,11 +15,15 @@ const AI_CATALOG_TYPE = 'application/ai-catalog+json';
 const AI_CATALOG_VERSION = '1.0';
 const HTML_HEADERS = { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': HTML_CSP, 'Cache-Control': 'public, max-age=300' };
 
-/** Discovery documents are public, cacheable and readable from any browser origin. */
+/**
+ * Discovery documents are public, cacheable and readable from any browser origin; a browser client may revalidate
+ * them (If-None-Match) and read their ETag, as the server-card draft asks of card hosts.
+ */
 const CORS_CACHEABLE = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'GET',
-  'Access-Control-Allow-Headers': 'Content-Type',
+  'Access-Control-Allow-Headers': 'Content-Type, If-None-Match',
+  'Access-Control-Expose-Headers': 'ETag',
   'Cache-Control': 'public, max-age=3600',
 };
 
@@ -55,8 +61,13 @@ export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Co
     return served.json;
   };
   // JSON documents whose media type their specification spells out are sent as Buffers: for a string Fastify
-  // rewrites a json media type (appends charset, re-quotes parameters).
-  const sendJson = (reply: FastifyReply, type: string, body: object) => reply.type(type).send(Buffer.from(JSON.stringify(body)));
+  // rewrites a json media type (appends charset, re-quotes parameters). Each carries a strong ETag (the hash of its
+  // bytes, so it differs per origin as the bytes do) and a client's current copy is answered 304 without a body.
+  const sendJson = (req: FastifyRequest, reply: FastifyReply, type: string, body: object) => {
+    const { bytes, etag } = prepare(JSON.stringify(body));
+    reply.header('ETag', etag);
+    return fresh(req.headers, { etag }) ? reply.code(304).send() : reply.type(type).send(bytes);
+  };
 
   app.get(PATHS.openapi, async (req, reply) =>
     reply
@@ -69,7 +80,7 @@ export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Co
   app.get(PATHS.apiCatalog, async (req, reply) => {
     const base = baseUrlOf(req, config);
     reply.headers({ ...discoveryHeaders, Link: `<${base}${PATHS.apiCatalog}>; rel="api-catalog"` });
-    return sendJson(reply, LINKSET_TYPE, apiCatalog(base, mcp.serverCardType));
+    return sendJson(req, reply, LINKSET_TYPE, apiCatalog(base, mcp.serverCardType));
   });
 
   // /docs itself is the reference renderer's (src/http/reference/); the problem pages and their index stay here.
@@ -84,11 +95,11 @@ export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Co
   // The earlier card paths answer the very same bytes, typed as plain JSON as they always were.
   const cardRoutes: [string, string][] = [[PATHS.mcpServerCard, mcp.serverCardType], ...PATHS.legacyServerCards.map((p): [string, string] => [p, 'application/json'])];
   for (const [path, type] of cardRoutes) {
-    app.get(path, async (req, reply) => sendJson(reply.headers(discoveryHeaders), type, mcp.serverCard(baseUrlOf(req, config))));
+    app.get(path, async (req, reply) => sendJson(req, reply.headers(discoveryHeaders), type, mcp.serverCard(baseUrlOf(req, config))));
   }
-  app.get(PATHS.mcpCatalog, async (req, reply) => sendJson(reply.headers(discoveryHeaders), 'application/json', mcp.catalog(baseUrlOf(req, config))));
+  app.get(PATHS.mcpCatalog, async (req, reply) => sendJson(req, reply.headers(discoveryHeaders), 'application/json', mcp.catalog(baseUrlOf(req, config))));
   app.get(PATHS.aiCatalog, async (req, reply) =>
-    sendJson(reply.headers(discoveryHeaders), AI_CATALOG_TYPE, { specVersion: AI_CATALOG_VERSION, entries: mcp.catalog(baseUrlOf(req, config)).entries }),
+    sendJson(req, reply.headers(discoveryHeaders), AI_CATALOG_TYPE, { specVersion: AI_CATALOG_VERSION, entries: mcp.catalog(baseUrlOf(req, config)).entries }),
   );
 }
 

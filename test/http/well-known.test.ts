@@ -183,6 +183,25 @@ describe('MCP server card', () => {
     }
   });
 
+  it('lets clients revalidate the catalogs and the card (ETag, If-None-Match → 304), from a browser too', async () => {
+    for (const url of ['/.well-known/mcp/catalog.json', '/.well-known/ai-catalog.json', '/api/mcp/server-card', '/.well-known/api-catalog']) {
+      const first = await get(url);
+      const etag = String(first.headers.etag);
+      expect(etag, url).toMatch(/^"[\w-]+"$/);
+      expect(first.headers['access-control-expose-headers'], url).toBe('ETag');
+      expect(first.headers['access-control-allow-headers'], url).toBe('Content-Type, If-None-Match');
+      const again = await t.app.inject({ method: 'GET', url, headers: { host: HOST, 'if-none-match': etag } });
+      expect(again.statusCode, url).toBe(304);
+      expect(again.body, url).toBe('');
+      expect(again.headers.etag, url).toBe(etag);
+      expect(again.headers['cache-control'], url).toBe('public, max-age=3600');
+      // Another origin's document has other bytes, so another tag: a cached copy is never revalidated across hosts.
+      const elsewhere = await t.app.inject({ method: 'GET', url, headers: { host: 'other.test', 'if-none-match': etag } });
+      expect(elsewhere.statusCode, url).toBe(200);
+      expect(elsewhere.headers.etag, url).not.toBe(etag);
+    }
+  });
+
   it('derives the identifiers from PUBLIC_BASE_URL, and from a fixed publisher for hosts without a DNS name', async () => {
     const other = await createTestApp({ env: { PUBLIC_BASE_URL: 'https://api.example.com/' } });
     try {
