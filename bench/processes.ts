@@ -154,7 +154,7 @@ export function checkRuntime(child: Child, entry: string, expected: { node: stri
   const nodeOptions = /(?:^|\0)NODE_OPTIONS=([^\0]*)/.exec(readFileSync(`/proc/${child.pid}/environ`, 'utf8'))?.[1] ?? '';
   const [node, ...rest] = argv;
   const flags = rest.slice(0, -1);
-  const described = `${child.name}: ${[node, ...rest].join(' ')}${nodeOptions ? ` (NODE_OPTIONS=${nodeOptions})` : ''}`;
+  const described = `${[node, ...rest].join(' ')}${nodeOptions ? ` (NODE_OPTIONS=${nodeOptions})` : ''}`;
   const loaders = [...flags, ...nodeOptions.split(/\s+/)].filter((f) => LOADER_FLAG.test(f));
   const problems = [
     ...(loaders.length > 0 ? [`runs under a loader or preload (${loaders.join(' ')})`] : []),

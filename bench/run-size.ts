@@ -92,7 +92,7 @@ export async function runSize(products: number): Promise<SizeResult> {
     service: checkRuntime(service, START.entry, { node, flags: settings.serviceNodeArgs }),
     baseline: checkRuntime(baseline, BASELINE.entry, { node, flags: START.nodeFlags }),
   };
-  console.log(`${runtime.service}\n${runtime.baseline}`);
+  console.log(`service: ${runtime.service}\nbaseline: ${runtime.baseline}`);
 
   // Fail loudly before measuring anything: a baseline that answers differently is not a baseline.
   for (const c of cases.filter((x) => x.baseline)) await checkIdentical(c, service, baseline, key);
