@@ -1,13 +1,14 @@
 // The two servers under test, each a child process on a free port: the service as `npm start` runs it, and the raw
-// baseline (bench/baseline/server.ts).
-import { spawn } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+// baseline (bench/baseline/server.ts) bundled by the same build step and started on the same node with the same
+// flags. Before anything is measured, checkRuntime reads from /proc how each one actually runs.
+import { execFileSync, execSync, spawn } from 'node:child_process';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { newSecretsKey } from '../src/secrets/secret-box.ts';
 import { registerCleanup } from './cleanup.ts';
-import { ROOT, START, settings } from './settings.ts';
+import { BASELINE, ROOT, START, settings } from './settings.ts';
 
 const env = process.env;
 /** Production requires SECRETS_KEY; a bench database lives for one run, and so may its key. */
@@ -71,7 +72,7 @@ async function startChild(name: string, nodeArgs: string[], childEnv: NodeJS.Pro
   return { name, pid: proc.pid!, port, stop, output: () => tail };
 }
 
-/** Where --cpu-prof writes: one file per thread (the tsx loader runs in its own), kept apart per service run. */
+/** Where --cpu-prof writes: one file per thread, kept apart per service run. */
 function profileDir(label: string): string {
   return path.join(os.tmpdir(), `agent-api-bench-prof-${process.pid}-${label}`);
 }
@@ -117,9 +118,10 @@ export async function startService(databaseUrl: string, label: string, extraEnv:
   }, port);
 }
 
+/** The baseline gets `npm start`'s flags, not BENCH_NODE_ARGS: those are an experiment on the service alone. */
 export async function startBaseline(databaseUrl: string): Promise<Child> {
   const port = await freePort();
-  return startChild('baseline', ['--import', 'tsx', 'bench/baseline/server.ts'], {
+  return startChild('baseline', [...START.nodeFlags, BASELINE.entry], {
     ...env,
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
@@ -128,6 +130,41 @@ export async function startBaseline(databaseUrl: string): Promise<Child> {
     // Same pool size as the service (DB_POOL_MAX, default 10), or the comparison would measure pool sizes.
     POOL_MAX: env.DB_POOL_MAX ?? '10',
   }, port);
+}
+
+let builtAfter = Infinity;
+/** `npm start`'s build step, then the same script on the baseline: both sides run as bundles built now. */
+export function buildBundles(): void {
+  // A second of slack for file systems with coarse timestamps; a bundle left from an earlier run is older than that.
+  builtAfter = Date.now() - 1000;
+  for (const step of START.prepare) execSync(step, { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(process.execPath, ['scripts/build.mjs', BASELINE.source], { cwd: ROOT, stdio: 'inherit' });
+}
+
+/** Node options that run code before the entry: a loader (tsx), a preload, or TypeScript stripped at load time. */
+const LOADER_FLAG = /^(--import|--loader|--experimental-loader|--require|-r|--experimental-strip-types|--experimental-transform-types)(=|$)/;
+
+/**
+ * How a started child really runs, from /proc/<pid>/cmdline and its NODE_OPTIONS: the node binary, its flags and
+ * its entry. Throws — the bench then measures nothing — when it runs under a loader or a preload, or from anything
+ * but the bundle `entry` built by buildBundles in this run, or on another node or without the flags `expected`.
+ */
+export function checkRuntime(child: Child, entry: string, expected: { node: string; flags: readonly string[] }): string {
+  const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  const nodeOptions = /(?:^|\0)NODE_OPTIONS=([^\0]*)/.exec(readFileSync(`/proc/${child.pid}/environ`, 'utf8'))?.[1] ?? '';
+  const [node, ...rest] = argv;
+  const flags = rest.slice(0, -1);
+  const described = `${[node, ...rest].join(' ')}${nodeOptions ? ` (NODE_OPTIONS=${nodeOptions})` : ''}`;
+  const loaders = [...flags, ...nodeOptions.split(/\s+/)].filter((f) => LOADER_FLAG.test(f));
+  const problems = [
+    ...(loaders.length > 0 ? [`runs under a loader or preload (${loaders.join(' ')})`] : []),
+    ...(rest.at(-1) !== entry ? [`does not run the bundle ${entry}`] : []),
+    ...(existsSync(path.join(ROOT, entry)) && statSync(path.join(ROOT, entry)).mtimeMs >= builtAfter ? [] : [`${entry} was not built by this run`]),
+    ...(node !== expected.node ? [`runs on ${node}, not ${expected.node}`] : []),
+    ...(expected.flags.some((f) => !flags.includes(f)) ? [`lacks the flags ${expected.flags.filter((f) => !flags.includes(f)).join(' ')}`] : []),
+  ];
+  if (problems.length > 0) throw new Error(`refusing to measure: ${child.name} ${problems.join('; ')}\n  ${described}`);
+  return described;
 }
 
 function sleep(ms: number) {

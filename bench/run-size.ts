@@ -12,11 +12,11 @@ import { toolListTokens, type ToolListTokens } from './tool-list-tokens.ts';
 import { registerCleanup } from './cleanup.ts';
 import { pad, round } from './format.ts';
 import { measureGroup, type Leg, type Measurement } from './measure.ts';
-import { keepProfile, startBaseline, startService } from './processes.ts';
+import { checkRuntime, keepProfile, startBaseline, startService } from './processes.ts';
 import { memoryOf } from './resources.ts';
 import { soak, type SoakResult } from './soak.ts';
 import { createBenchDatabase, Q_WORD, seedBenchData, type BenchDatabase, type SeedStats } from './seed.ts';
-import { LARGEST, NOISY_CORES, ROOT, settings } from './settings.ts';
+import { BASELINE, LARGEST, NOISY_CORES, ROOT, START, settings } from './settings.ts';
 import { checkCheckoutIdentical, checkNotOversold, prepareWrites } from './write-cases.ts';
 
 export type CaseResult = {
@@ -40,6 +40,8 @@ export type CaseResult = {
 
 export type SizeResult = {
   products: number;
+  /** How service and baseline ran (node, flags, entry), as checked before measuring. */
+  runtime: { service: string; baseline: string };
   seed: SeedStats;
   cases: CaseResult[];
   ceiling: Measurement | null;
@@ -84,6 +86,13 @@ export async function runSize(products: number): Promise<SizeResult> {
   const service = await startService(db.url, String(products));
   const baseline = await startBaseline(db.url);
   console.log(`service pid ${service.pid} on :${service.port}, baseline pid ${baseline.pid} on :${baseline.port}`);
+  // A ratio compares two ways of running only if both sides run alike: bundles of this build, no loader, same node.
+  const node = settings.serverNode.path;
+  const runtime = {
+    service: checkRuntime(service, START.entry, { node, flags: settings.serviceNodeArgs }),
+    baseline: checkRuntime(baseline, BASELINE.entry, { node, flags: START.nodeFlags }),
+  };
+  console.log(`service: ${runtime.service}\nbaseline: ${runtime.baseline}`);
 
   // Fail loudly before measuring anything: a baseline that answers differently is not a baseline.
   for (const c of cases.filter((x) => x.baseline)) await checkIdentical(c, service, baseline, key);
@@ -185,7 +194,7 @@ export async function runSize(products: number): Promise<SizeResult> {
     if (kept) console.log(`CPU profile of the service: ${path.relative(process.cwd(), kept)} (npx tsx bench/profile-summary.ts ${path.relative(process.cwd(), kept)})`);
   }
   await db.drop();
-  return { products, seed, cases: results, ceiling, serviceMemory, baselineMemory, toolListTokens: listTokens, soak: soaked };
+  return { products, runtime, seed, cases: results, ceiling, serviceMemory, baselineMemory, toolListTokens: listTokens, soak: soaked };
 }
 
 /** CPU milliseconds per request of a case: the service process plus its PostgreSQL backends. */

@@ -4,8 +4,10 @@
 //   1. CREATE DATABASE agent_api_bench_<random> on DATABASE_URL's server, migrate it (src/db/migrate.ts) and seed
 //      it with set-based SQL (bench/seed.ts);
 //   2. start the service as in production — `npm start`'s build, then its `node <flags> <entry>` as a child, with
-//      LOG_LEVEL=warn and the rate limits raised by env — and the raw baseline (bench/baseline/server.ts), each on a free port;
-//   3. check that service and baseline answer every baseline case byte for byte identically (abort if not);
+//      LOG_LEVEL=warn and the rate limits raised by env — and the raw baseline (bench/baseline/server.ts, bundled by
+//      the same build script, started on the same node with `npm start`'s flags), each on a free port;
+//   3. check from /proc that both run as bundles built by this run with no loader (abort if not), and that they
+//      answer every baseline case byte for byte identically (abort if not);
 //   4. drive each case with autocannon on loopback (warm-up, then a measured window in rounds interleaved with
 //      the cases it is compared with, 10 connections), recording req/s, latency, and CPU per request;
 //   5. stop both, drop the database (also on failure and Ctrl-C).
@@ -29,7 +31,6 @@
 //
 // One file per job: settings.ts (env), cleanup.ts, processes.ts (the two servers), resources.ts (CPU and memory
 // from /proc), cases.ts, measure.ts (autocannon rounds), run-size.ts (one catalog size), targets.ts, report.ts.
-import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,13 +38,14 @@ import { cleanup } from './cleanup.ts';
 import { round } from './format.ts';
 import { growthOf, postgresVersion, printGrowth, printTable, printTargets } from './report.ts';
 import { runSize, type SizeResult } from './run-size.ts';
-import { ROOT, START, settings } from './settings.ts';
+import { buildBundles } from './processes.ts';
+import { ROOT, settings } from './settings.ts';
 import { evaluateTargets } from './targets.ts';
 import { runWebhookBench } from './webhooks.ts';
 
 async function main(): Promise<number> {
   const started = Date.now();
-  for (const step of START.prepare) execSync(step, { cwd: ROOT, stdio: 'inherit' });
+  buildBundles();
   const sizes: SizeResult[] = [];
   for (const n of [...settings.sizes].sort((a, b) => a - b)) sizes.push(await runSize(n));
   const largest = sizes[sizes.length - 1];
@@ -65,6 +67,7 @@ async function main(): Promise<number> {
     products: largest.products,
     cases: largest.cases,
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? null, memoryMb: Math.round(os.totalmem() / 2 ** 20), platform: `${os.platform()} ${os.release()}` },
+    runtime: largest.runtime,
     settings: { connections: settings.connections, durationS: settings.durationS, warmupS: settings.warmupS, rounds: settings.rounds, sizes: settings.sizes, cpuProf: settings.cpuProf, caseFilter: process.env.BENCH_CASES ?? null, extraSql: settings.extraSql ? path.relative(ROOT, settings.extraSql) : null, serviceNodeArgs: settings.serviceNodeArgs },
     ceiling: largest.ceiling,
     rssMb: largest.serviceMemory?.rssMb ?? null,
@@ -77,7 +80,7 @@ async function main(): Promise<number> {
     targetsMissed: targets.filter((t) => t.met === false).map((t) => t.name),
     growth,
     webhooks,
-    sizes: sizes.map((s) => ({ products: s.products, seed: s.seed, cases: s.cases, ceiling: s.ceiling, serviceMemory: s.serviceMemory, baselineMemory: s.baselineMemory })),
+    sizes: sizes.map((s) => ({ products: s.products, runtime: s.runtime, seed: s.seed, cases: s.cases, ceiling: s.ceiling, serviceMemory: s.serviceMemory, baselineMemory: s.baselineMemory })),
     durationS: round((Date.now() - started) / 1000, 0),
   };
   mkdirSync(path.dirname(settings.out), { recursive: true });

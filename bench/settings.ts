@@ -19,6 +19,8 @@ function startScript(): { prepare: string[]; nodeFlags: string[]; entry: string 
   return { prepare: steps.slice(0, -1), nodeFlags: words.slice(1, -1), entry: words.at(-1)! };
 }
 export const START = startScript();
+/** The raw baseline's source and the bundle scripts/build.mjs makes of it (the bench builds it with the service). */
+export const BASELINE = { source: 'bench/baseline/server.ts', entry: '.build/bench/baseline/server.mjs' };
 
 /**
  * The Node.js the service and the baseline run on: BENCH_NODE, else the newest Node 24 (an LTS line production runs,

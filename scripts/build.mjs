@@ -1,4 +1,7 @@
 // Compiles the server for `npm start`: one ES module bundle of src/ (dependencies stay in node_modules).
+// Usage: node scripts/build.mjs [entry.ts …] — default src/server.ts; each entry becomes .build/<its path>.mjs.
+// `npm run bench` builds its raw baseline (bench/baseline/server.ts) with this same step, so both sides of a ratio
+// run as the same kind of code: a bundle on plain node, no loader (docs/performance.md, item 15).
 //
 // Why not run TypeScript through tsx in production: tsx's loader runs in its own thread with its own V8 heap, ~35 MB
 // of resident memory for the life of the process (docs/performance.md, item 6). esbuild only strips types; the
@@ -13,23 +16,26 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const entries = process.argv.length > 2 ? process.argv.slice(2) : ['src/server.ts'];
 
-const { outputFiles } = await build({
-  absWorkingDir: root,
-  entryPoints: ['src/server.ts'],
-  outfile: '.build/src/server.mjs',
-  bundle: true,
-  packages: 'external',
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  sourcemap: true,
-  logLevel: 'warning',
-  write: false,
-});
-for (const file of outputFiles) {
-  await mkdir(path.dirname(file.path), { recursive: true });
-  const tmp = `${file.path}.${process.pid}.tmp`;
-  await writeFile(tmp, file.contents);
-  await rename(tmp, file.path);
+for (const entry of entries) {
+  const { outputFiles } = await build({
+    absWorkingDir: root,
+    entryPoints: [entry],
+    outfile: path.join('.build', entry.replace(/\.ts$/, '.mjs')),
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: true,
+    logLevel: 'warning',
+    write: false,
+  });
+  for (const file of outputFiles) {
+    await mkdir(path.dirname(file.path), { recursive: true });
+    const tmp = `${file.path}.${process.pid}.tmp`;
+    await writeFile(tmp, file.contents);
+    await rename(tmp, file.path);
+  }
 }

@@ -1,34 +1,47 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fresh from 'fresh';
 import type { Config } from '../config.ts';
 import { AppError, PROBLEMS, type ProblemCode } from '../errors.ts';
 import { buildDocument, OPENAPI_CONTENT_TYPE, withServer, type OpenApiDocument } from '../openapi/build-document.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import { baseUrlOf, originVary } from './base-url.ts';
+import { prepare } from '../storefront/respond.ts';
 import { HTML_CSP, renderProblemIndex, renderProblemPage } from './docs-page.ts';
 import { PATHS } from './paths.ts';
 
 const LINKSET_TYPE = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
+const AI_CATALOG_TYPE = 'application/ai-catalog+json';
+/** The AI Catalog's format version ("Major.Minor"); the MCP catalog's own is "draft". */
+const AI_CATALOG_VERSION = '1.0';
 const HTML_HEADERS = { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': HTML_CSP, 'Cache-Control': 'public, max-age=300' };
 
-/** Discovery documents are public, cacheable and readable from any browser origin. */
+/**
+ * Discovery documents are public, cacheable and readable from any browser origin; a browser client may revalidate
+ * them (If-None-Match) and read their ETag, as the server-card draft asks of card hosts.
+ */
 const CORS_CACHEABLE = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'GET',
-  'Access-Control-Allow-Headers': 'Content-Type',
+  'Access-Control-Allow-Headers': 'Content-Type, If-None-Match',
+  'Access-Control-Expose-Headers': 'ETag',
   'Cache-Control': 'public, max-age=3600',
 };
+
+/** An entry of an AI Catalog, and so of the MCP catalog (a subset of it): one artifact and where to fetch it. */
+type CatalogEntry = { identifier: string; displayName: string; type: string; url: string };
 
 /** The MCP documents, built by the MCP layer for a base URL (passed in, so http/ does not depend on mcp/). */
 export type McpDiscoveryDocuments = {
   serverCard: (baseUrl: string) => object;
   serverCardType: string;
-  catalog: (baseUrl: string) => object;
+  catalog: (baseUrl: string) => { specVersion: string; entries: CatalogEntry[] };
 };
 
 /**
  * Every discovery document, for humans and agents: the RFC 9727 API catalog (which links all the others), the
  * OpenAPI document and its rendered reference at /docs, one page per problem code (the `type` URIs of
- * problem+json), the MCP server card (at its reserved path and the two earlier ones) and the MCP catalog. The RFC 9728
+ * problem+json), the MCP server card (at its reserved path and the two earlier ones), the MCP catalog and the AI
+ * Catalog that holds the same entries. The RFC 9728
  * documents come with the OAuth routes (src/oauth/routes.ts). All are generated, public, and outside the rate-limit guard.
  */
 export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Config; tools: readonly Tool[]; mcp: McpDiscoveryDocuments }): void {
@@ -48,8 +61,13 @@ export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Co
     return served.json;
   };
   // JSON documents whose media type their specification spells out are sent as Buffers: for a string Fastify
-  // rewrites a json media type (appends charset, re-quotes parameters).
-  const sendJson = (reply: FastifyReply, type: string, body: object) => reply.type(type).send(Buffer.from(JSON.stringify(body)));
+  // rewrites a json media type (appends charset, re-quotes parameters). Each carries a strong ETag (the hash of its
+  // bytes, so it differs per origin as the bytes do) and a client's current copy is answered 304 without a body.
+  const sendJson = (req: FastifyRequest, reply: FastifyReply, type: string, body: object) => {
+    const { bytes, etag } = prepare(JSON.stringify(body));
+    reply.header('ETag', etag);
+    return fresh(req.headers, { etag }) ? reply.code(304).send() : reply.type(type).send(bytes);
+  };
 
   app.get(PATHS.openapi, async (req, reply) =>
     reply
@@ -62,7 +80,7 @@ export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Co
   app.get(PATHS.apiCatalog, async (req, reply) => {
     const base = baseUrlOf(req, config);
     reply.headers({ ...discoveryHeaders, Link: `<${base}${PATHS.apiCatalog}>; rel="api-catalog"` });
-    return sendJson(reply, LINKSET_TYPE, apiCatalog(base, mcp.serverCardType));
+    return sendJson(req, reply, LINKSET_TYPE, apiCatalog(base, mcp.serverCardType));
   });
 
   // /docs itself is the reference renderer's (src/http/reference/); the problem pages and their index stay here.
@@ -77,17 +95,24 @@ export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Co
   // The earlier card paths answer the very same bytes, typed as plain JSON as they always were.
   const cardRoutes: [string, string][] = [[PATHS.mcpServerCard, mcp.serverCardType], ...PATHS.legacyServerCards.map((p): [string, string] => [p, 'application/json'])];
   for (const [path, type] of cardRoutes) {
-    app.get(path, async (req, reply) => sendJson(reply.headers(discoveryHeaders), type, mcp.serverCard(baseUrlOf(req, config))));
+    app.get(path, async (req, reply) => sendJson(req, reply.headers(discoveryHeaders), type, mcp.serverCard(baseUrlOf(req, config))));
   }
-  app.get(PATHS.mcpCatalog, async (req, reply) => sendJson(reply.headers(discoveryHeaders), 'application/json', mcp.catalog(baseUrlOf(req, config))));
+  app.get(PATHS.mcpCatalog, async (req, reply) => sendJson(req, reply.headers(discoveryHeaders), 'application/json', mcp.catalog(baseUrlOf(req, config))));
+  app.get(PATHS.aiCatalog, async (req, reply) =>
+    sendJson(req, reply.headers(discoveryHeaders), AI_CATALOG_TYPE, { specVersion: AI_CATALOG_VERSION, entries: mcp.catalog(baseUrlOf(req, config)).entries }),
+  );
 }
 
 /**
  * RFC 9727 linkset: the tool API described by OpenAPI; the MCP endpoint described by its server card (and the
- * earlier card paths, the MCP catalog and its protected-resource metadata). Every discovery document is linked.
+ * earlier card paths, the MCP and AI catalogs and its protected-resource metadata). Every discovery document is linked.
  */
 function apiCatalog(base: string, serverCardType: string) {
   const doc = { href: `${base}${PATHS.docs}`, type: 'text/html' };
+  const catalogs = [
+    { href: `${base}${PATHS.mcpCatalog}`, type: 'application/json' },
+    { href: `${base}${PATHS.aiCatalog}`, type: AI_CATALOG_TYPE },
+  ];
   return {
     linkset: [
       {
@@ -103,7 +128,7 @@ function apiCatalog(base: string, serverCardType: string) {
           ...PATHS.legacyServerCards.map((p) => ({ href: `${base}${p}`, type: 'application/json' })),
         ],
         'service-meta': [
-          { href: `${base}${PATHS.mcpCatalog}`, type: 'application/json' },
+          ...catalogs,
           { href: `${base}${PATHS.protectedResource}`, type: 'application/json' },
         ],
         'service-doc': [doc],
@@ -113,7 +138,7 @@ function apiCatalog(base: string, serverCardType: string) {
         anchor: `${base}${PATHS.mcpAdmin}`,
         'service-desc': [{ href: `${base}${PATHS.mcpServerCard}`, type: serverCardType }],
         'service-meta': [
-          { href: `${base}${PATHS.mcpCatalog}`, type: 'application/json' },
+          ...catalogs,
           { href: `${base}${PATHS.protectedResource}/admin`, type: 'application/json' },
         ],
         'service-doc': [doc],

@@ -13,6 +13,8 @@ export const PATHS = {
   mcpServerCard: '/api/mcp/server-card',
   /** The MCP catalog: the servers this origin hosts, each pointing at its card. */
   mcpCatalog: '/.well-known/mcp/catalog.json',
+  /** The same entries as an AI Catalog, where the server-card draft's later text has clients look first. */
+  aiCatalog: '/.well-known/ai-catalog.json',
   /** Earlier card locations, still answered with the same card. */
   legacyServerCards: ['/.well-known/mcp/server-card.json', '/.well-known/mcp.json'],
   protectedResource: '/.well-known/oauth-protected-resource/api/mcp',

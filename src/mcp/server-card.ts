@@ -66,28 +66,33 @@ export function buildServerCard(baseUrl: string, catalog: McpCatalog) {
   };
 }
 
-/** The MCP catalog of this origin: one server, pointing at its card. */
+/**
+ * The MCP catalog of this origin (experimental-ext-server-card, docs/discovery.md): `specVersion` "draft" and one
+ * entry per MCP endpoint — the key endpoint and the sign-in endpoint — each pointing at the card that describes both
+ * (its `remotes`). An entry is an AI Catalog entry as is: `identifier`, `displayName` (optional there), the card's
+ * media type and its URL.
+ */
 export function buildMcpCatalogDocument(baseUrl: string) {
+  const name = serverName(baseUrl);
+  const entry = (cardName: string, displayName: string) => ({
+    identifier: catalogIdentifier(cardName),
+    displayName,
+    type: SERVER_CARD_TYPE,
+    url: `${baseUrl}${PATHS.mcpServerCard}`,
+  });
   return {
-    servers: [
-      {
-        name: serverName(baseUrl),
-        title: MCP_SERVER_INFO.title,
-        description: DESCRIPTION,
-        version: MCP_SERVER_INFO.version,
-        url: `${baseUrl}${PATHS.mcp}`,
-        serverCard: { href: `${baseUrl}${PATHS.mcpServerCard}`, type: SERVER_CARD_TYPE },
-      },
-      {
-        name: `${serverName(baseUrl)}-signin`,
-        title: `${MCP_SERVER_INFO.title} (sign in with OAuth)`,
-        description: `${DESCRIPTION} Requires signing in: the shop's operator approves the scopes.`,
-        version: MCP_SERVER_INFO.version,
-        url: `${baseUrl}${PATHS.mcpAdmin}`,
-        serverCard: { href: `${baseUrl}${PATHS.mcpServerCard}`, type: SERVER_CARD_TYPE },
-      },
-    ],
+    specVersion: 'draft',
+    entries: [entry(name, MCP_SERVER_INFO.title), entry(`${name}-signin`, `${MCP_SERVER_INFO.title} (sign in with OAuth)`)],
   };
+}
+
+/**
+ * The draft's domain-anchored URN `urn:air:{publisher}:{name}`: the publisher is the card name's reverse-DNS part
+ * read forwards (`com.example.shop/agent-api` → `shop.example.com`), the name what follows its '/'.
+ */
+function catalogIdentifier(cardName: string): string {
+  const [namespace, name] = cardName.split('/');
+  return `urn:air:${namespace.split('.').reverse().join('.')}:${name}`;
 }
 
 /**

@@ -9,7 +9,7 @@ export const imageTools = [
   defineTool({
     name: 'images.search_stock',
     title: 'Search stock photos',
-    description: 'Finds licensed stock photos (Openverse, Unsplash or Pexels), each with its licence and a credit line to print; attach one with products.attach_image.',
+    description: 'Finds licensed stock photos, each with its licence and a credit line to print; attach one with products.attach_image.',
     scope: 'marketing:write',
     kind: 'read',
     openWorld: true,
@@ -26,6 +26,7 @@ export const imageTools = [
       provider: z.enum(IMAGE_PROVIDERS),
       page: z.number().int(),
       totalResults: z.number().int().nullable(),
+      dropped: z.number().int(),
       items: z.array(StockImage),
     }),
     handler: (input, ctx) => imageSearchFor(ctx.config).search(input, ctx.log),

@@ -1,6 +1,6 @@
 // Discovery (docs/discovery.md, docs/agent-surfaces.md; docs/robustness.md row 39): the RFC 9727 API catalog, the MCP
-// server card at its reserved path and the two earlier ones, the MCP catalog, the OpenAPI document, the rendered
-// reference at /docs and the problem pages.
+// server card at its reserved path and the two earlier ones, the MCP catalog and the AI Catalog, the OpenAPI
+// document, the rendered reference at /docs and the problem pages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEMS } from '../../src/errors.ts';
 import { buildDocument } from '../../src/openapi/build-document.ts';
@@ -45,6 +45,7 @@ describe('GET/HEAD /.well-known/api-catalog', () => {
           ],
           'service-meta': [
             { href: `${BASE}/.well-known/mcp/catalog.json`, type: 'application/json' },
+            { href: `${BASE}/.well-known/ai-catalog.json`, type: 'application/ai-catalog+json' },
             { href: `${BASE}/.well-known/oauth-protected-resource/api/mcp`, type: 'application/json' },
           ],
           'service-doc': [{ href: `${BASE}/docs`, type: 'text/html' }],
@@ -54,6 +55,7 @@ describe('GET/HEAD /.well-known/api-catalog', () => {
           'service-desc': [{ href: `${BASE}/api/mcp/server-card`, type: 'application/mcp-server-card+json' }],
           'service-meta': [
             { href: `${BASE}/.well-known/mcp/catalog.json`, type: 'application/json' },
+            { href: `${BASE}/.well-known/ai-catalog.json`, type: 'application/ai-catalog+json' },
             { href: `${BASE}/.well-known/oauth-protected-resource/api/mcp/admin`, type: 'application/json' },
           ],
           'service-doc': [{ href: `${BASE}/docs`, type: 'text/html' }],
@@ -131,15 +133,89 @@ describe('MCP server card', () => {
     expect(card.remotes[0].supportedProtocolVersions).toEqual(expect.arrayContaining(result.supportedVersions));
   });
 
-  it('is listed by the MCP catalog at /.well-known/mcp/catalog.json', async () => {
+  it('is listed by the MCP catalog at /.well-known/mcp/catalog.json as the draft writes it: specVersion and entries', async () => {
     const res = await get('/.well-known/mcp/catalog.json');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({
-      servers: [
-        { name: 'test.shop/agent-api', url: `${BASE}/api/mcp`, serverCard: { href: `${BASE}/api/mcp/server-card`, type: 'application/mcp-server-card+json' } },
-        { name: 'test.shop/agent-api-signin', url: `${BASE}/api/mcp/admin`, serverCard: { href: `${BASE}/api/mcp/server-card`, type: 'application/mcp-server-card+json' } },
+    expect(res.headers['content-type']).toBe('application/json');
+    // Exactly the draft's members, so nothing of the earlier {servers: […]} shape is left for a client to misread.
+    expect(res.json()).toStrictEqual({
+      specVersion: 'draft',
+      entries: [
+        { identifier: 'urn:air:shop.test:agent-api', displayName: 'Agent API', type: 'application/mcp-server-card+json', url: `${BASE}/api/mcp/server-card` },
+        {
+          identifier: 'urn:air:shop.test:agent-api-signin',
+          displayName: 'Agent API (sign in with OAuth)',
+          type: 'application/mcp-server-card+json',
+          url: `${BASE}/api/mcp/server-card`,
+        },
       ],
     });
+  });
+
+  it('has catalog entries a client following the draft resolves: the URN names the card, the URL answers it by its type', async () => {
+    const { entries } = (await get('/.well-known/mcp/catalog.json')).json() as { entries: { identifier: string; type: string; url: string }[] };
+    const card = (await get('/api/mcp/server-card')).json() as { name: string; remotes: { url: string }[] };
+    // Card `test.shop/agent-api` → `urn:air:shop.test:agent-api`: publisher the forward domain, then the name after '/'.
+    const [namespace, name] = card.name.split('/');
+    expect(entries.map((e) => e.identifier)).toEqual([`urn:air:${namespace.split('.').reverse().join('.')}:${name}`, `urn:air:shop.test:${name}-signin`]);
+    for (const entry of entries) {
+      expect(entry.identifier).toMatch(/^urn:air:[a-z0-9.-]+:[a-z0-9.-]+$/);
+      const fetched = await t.app.inject({ method: 'GET', url: new URL(entry.url).pathname, headers: { host: HOST, accept: entry.type } });
+      expect(fetched.statusCode).toBe(200);
+      expect(fetched.headers['content-type']).toBe(entry.type);
+    }
+    // One entry per MCP endpoint of the origin: each endpoint is a remote of the card the entries point at.
+    expect(card.remotes.map((r) => r.url)).toEqual([`${BASE}/api/mcp`, `${BASE}/api/mcp/admin`]);
+  });
+
+  it('publishes the same entries as an AI Catalog at /.well-known/ai-catalog.json, with the discovery headers', async () => {
+    const ai = await get('/.well-known/ai-catalog.json');
+    const mcp = await get('/.well-known/mcp/catalog.json');
+    expect(ai.statusCode).toBe(200);
+    expect(ai.headers['content-type']).toBe('application/ai-catalog+json');
+    expect(ai.json()).toStrictEqual({ specVersion: '1.0', entries: mcp.json().entries });
+    for (const res of [ai, mcp]) {
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(res.headers['access-control-allow-methods']).toBe('GET');
+      expect(res.headers['cache-control']).toBe('public, max-age=3600');
+      // Built from the request's Host (no PUBLIC_BASE_URL here): a shared cache must key on it.
+      expect(res.headers.vary).toBe('Host, X-Forwarded-Host, X-Forwarded-Proto');
+    }
+  });
+
+  it('lets clients revalidate the catalogs and the card (ETag, If-None-Match → 304), from a browser too', async () => {
+    for (const url of ['/.well-known/mcp/catalog.json', '/.well-known/ai-catalog.json', '/api/mcp/server-card', '/.well-known/api-catalog']) {
+      const first = await get(url);
+      const etag = String(first.headers.etag);
+      expect(etag, url).toMatch(/^"[\w-]+"$/);
+      expect(first.headers['access-control-expose-headers'], url).toBe('ETag');
+      expect(first.headers['access-control-allow-headers'], url).toBe('Content-Type, If-None-Match');
+      const again = await t.app.inject({ method: 'GET', url, headers: { host: HOST, 'if-none-match': etag } });
+      expect(again.statusCode, url).toBe(304);
+      expect(again.body, url).toBe('');
+      expect(again.headers.etag, url).toBe(etag);
+      expect(again.headers['cache-control'], url).toBe('public, max-age=3600');
+      // Another origin's document has other bytes, so another tag: a cached copy is never revalidated across hosts.
+      const elsewhere = await t.app.inject({ method: 'GET', url, headers: { host: 'other.test', 'if-none-match': etag } });
+      expect(elsewhere.statusCode, url).toBe(200);
+      expect(elsewhere.headers.etag, url).not.toBe(etag);
+    }
+  });
+
+  it('derives the identifiers from PUBLIC_BASE_URL, and from a fixed publisher for hosts without a DNS name', async () => {
+    const other = await createTestApp({ env: { PUBLIC_BASE_URL: 'https://api.example.com/' } });
+    try {
+      const res = await other.app.inject({ method: 'GET', url: '/.well-known/mcp/catalog.json', headers: { host: 'evil.example' } });
+      expect(res.json().entries.map((e: { identifier: string }) => e.identifier)).toEqual(['urn:air:api.example.com:agent-api', 'urn:air:api.example.com:agent-api-signin']);
+      expect(res.headers.vary).toBeUndefined();
+      expect(JSON.stringify(res.json())).not.toContain('evil.example');
+    } finally {
+      await other.close();
+    }
+    for (const host of ['127.0.0.1:3000', '[::1]:3000', 'localhost:3000']) {
+      const res = await t.app.inject({ method: 'GET', url: '/.well-known/mcp/catalog.json', headers: { host } });
+      expect(res.json().entries[0].identifier, host).toBe('urn:air:agent-api.local:agent-api');
+    }
   });
 
   it('describes the endpoint, transport, auth and the anonymous tools', async () => {

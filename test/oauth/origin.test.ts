@@ -54,7 +54,7 @@ async function expectOnlyOrigin(t: TestApp, c: Case) {
   expect(routes).toEqual(expect.arrayContaining([
     '/.well-known/oauth-protected-resource/api/mcp', '/.well-known/oauth-protected-resource/api/mcp/admin', '/.well-known/oauth-protected-resource/api/v1',
     '/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/oauth', '/.well-known/api-catalog',
-    '/.well-known/mcp/server-card.json', '/.well-known/mcp.json', '/.well-known/mcp/catalog.json', '/api/mcp/server-card', '/openapi.json',
+    '/.well-known/mcp/server-card.json', '/.well-known/mcp.json', '/.well-known/mcp/catalog.json', '/.well-known/ai-catalog.json', '/api/mcp/server-card', '/openapi.json',
   ]));
   const answers = [
     ...(await Promise.all(routes.map(async (url) => ({ url, res: await t.app.inject({ method: 'GET', url, remoteAddress: c.peer, headers: c.headers }) })))),

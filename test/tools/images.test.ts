@@ -13,6 +13,7 @@ const fixture = (name: string): Fixture => JSON.parse(readFileSync(new URL(`./im
 const OPENVERSE = fixture('openverse-search');
 const UNSPLASH = fixture('unsplash-search');
 const PEXELS = fixture('pexels-search');
+const [OPENVERSE_RESULT] = (OPENVERSE.response as { results: Record<string, unknown>[] }).results;
 
 const UNSPLASH_KEY = 'unsplash-test-access-key-7f3a';
 const PEXELS_KEY = 'pexels-test-api-key-91bc';
@@ -89,6 +90,7 @@ describe('each provider, asked in its documented format', () => {
         provider: 'openverse',
         page: 1,
         totalResults: 1,
+        dropped: 0,
         items: [
           {
             sourceId: 'openverse:4bc43a04-ef46-4544-a0c1-63c63f56e276',
@@ -128,6 +130,7 @@ describe('each provider, asked in its documented format', () => {
       provider: 'unsplash',
       page: 2,
       totalResults: 133,
+      dropped: 0,
       items: [
         {
           sourceId: 'unsplash:eOLpJytrbsQ',
@@ -165,6 +168,7 @@ describe('each provider, asked in its documented format', () => {
       provider: 'pexels',
       page: 1,
       totalResults: 10000,
+      dropped: 0,
       items: [
         {
           sourceId: 'pexels:3573351',
@@ -185,13 +189,54 @@ describe('each provider, asked in its documented format', () => {
     expectNothingLeaked(res.body);
   });
 
-  it('leaves out a photo whose image URL is plain http (it could not be attached)', async () => {
+  it('leaves out and counts a photo whose image URL products.attach_image would refuse: plain http, an IP address', async () => {
     const [photo] = (PEXELS.response as { photos: Array<Record<string, unknown> & { src: Record<string, string> }> }).photos;
     const insecure = { ...photo, id: 1, src: { ...photo.src, large2x: 'http://images.pexels.com/photos/1/p.png' } };
-    respond = (_req, res) => sendJson(res, 200, { ...(PEXELS.response as object), photos: [insecure, photo] });
+    const ipLiteral = { ...photo, id: 2, src: { ...photo.src, large2x: 'https://203.0.113.7/photos/2/p.png' } };
+    const ipThumbnail = { ...photo, id: 3, src: { ...photo.src, medium: 'https://[2001:db8::1]/photos/3/p.png' } };
+    respond = (_req, res) => sendJson(res, 200, { ...(PEXELS.response as object), photos: [insecure, ipLiteral, photo, ipThumbnail] });
     const { t, key } = await sharedApp('pexels');
     const res = await t.call('images.search_stock', { query: 'mixed' }, key);
-    expect(res.json().result.items.map((i: { sourceId: string }) => i.sourceId)).toEqual(['pexels:3573351']);
+    expect(res.statusCode, res.body).toBe(200);
+    const { items, dropped } = res.json().result;
+    expect(items.map((i: { sourceId: string }) => i.sourceId)).toEqual(['pexels:3573351']);
+    expect(dropped).toBe(3);
+    // What is left attaches; what was dropped is not remembered as a search result either.
+    const admin = await t.key();
+    const slug = `dropped-${Date.now()}`;
+    const created = await t.call('products.create', { name: 'Mug', slug, description: 'A stoneware mug.', priceDkk: 9_900, stock: 1 }, admin);
+    expect(created.statusCode, created.body).toBe(200);
+    const attach = await t.call('products.attach_image', { slug, imageUrl: items[0].url, sourceId: items[0].sourceId }, admin);
+    expect(attach.statusCode, attach.body).toBe(200);
+    const refused = await t.call('products.attach_image', { slug, imageUrl: 'https://203.0.113.7/photos/2/p.png', sourceId: 'pexels:2' }, admin);
+    expectProblem(refused, 404, 'not_found');
+    expect((await t.db.product.findUnique({ where: { slug } }))?.images).toEqual([items[0].url]);
+  });
+
+  it('returns exactly results 31–60 for perPage 30, page 2 from a provider of 20 per page (its pages 2 and 3)', async () => {
+    // An Openverse of 75 results that refuses pages of more than 20, as the real one does without credentials.
+    const result = (n: number) => ({ ...OPENVERSE_RESULT, id: `photo-${n}`, title: `Photo ${n}`, url: `https://cdn.example.org/${n}.jpg`, thumbnail: null });
+    respond = (req, res) => {
+      const page = Number(req.query.get('page'));
+      const size = Number(req.query.get('page_size'));
+      if (size > 20) return sendJson(res, 401, { detail: 'page_size above 20 needs credentials' });
+      const numbers = Array.from({ length: size }, (_, i) => (page - 1) * size + i + 1).filter((n) => n <= 75);
+      sendJson(res, 200, { result_count: 75, page_count: 4, page_size: size, page, results: numbers.map(result) });
+    };
+    const { t, key } = await sharedApp('openverse');
+    const before = seen();
+    const res = await t.call('images.search_stock', { query: 'windows', page: 2, perPage: 30 }, key);
+    expect(res.statusCode, res.body).toBe(200);
+    const asked = provider.requests.slice(before).map((r) => [r.query.get('page'), r.query.get('page_size')]);
+    expect(asked).toEqual([['2', '20'], ['3', '20']]);
+    const { page, totalResults, dropped, items } = res.json().result;
+    expect({ page, totalResults, dropped }).toEqual({ page: 2, totalResults: 75, dropped: 0 });
+    expect(items.map((i: { alt: string }) => i.alt)).toEqual(Array.from({ length: 30 }, (_, i) => `Photo ${31 + i}`));
+
+    // Paging on neither skips nor repeats: pages 1, 2 and 3 of 30 are results 1–75 once each, the last one short.
+    const pages = await Promise.all([1, 3].map(async (p) => (await t.call('images.search_stock', { query: 'windows', page: p, perPage: 30 }, key)).json().result.items));
+    const all = [...pages[0], ...items, ...pages[1]].map((i: { alt: string }) => i.alt);
+    expect(all).toEqual(Array.from({ length: 75 }, (_, i) => `Photo ${i + 1}`));
   });
 });
 

@@ -6,7 +6,7 @@ import { CircuitBreaker } from '../../outbound/circuit-breaker.ts';
 import { OutboundError, type SafeFetch, type SafeResponse } from '../../outbound/safe-fetch.ts';
 import { openverseProvider } from './openverse.ts';
 import { pexelsProvider } from './pexels.ts';
-import type { ImageProvider } from './provider.ts';
+import { keepValid, providerWindow, type FoundImageInput, type ImageProvider, type ProviderPage } from './provider.ts';
 import type { SearchCache } from './search-cache.ts';
 import { FoundImage, StockSearchPage, type StockSearch } from './stock-image.ts';
 import { unsplashProvider } from './unsplash.ts';
@@ -47,6 +47,52 @@ export function createImageSearch(deps: { provider: ImageProvider; fetch: SafeFe
   const { provider, fetch, cache } = deps;
   const breaker = deps.breaker ?? new CircuitBreaker(BREAKER);
 
+  /** One page of the provider's own, through the breaker; every failure is a problem (and a breaker failure). */
+  async function fetchPage(search: StockSearch, log: FastifyBaseLogger): Promise<ProviderPage> {
+    const waitMs = breaker.msUntilRetry();
+    if (waitMs > 0) {
+      const seconds = Math.ceil(waitMs / 1000);
+      throw new AppError('service_unavailable', `The image provider ${provider.name} failed ${BREAKER.threshold} times in a row and is paused; retry in ${seconds} s.`, { 'Retry-After': String(seconds) });
+    }
+
+    const request = provider.searchRequest(search);
+    const fail = (failure: string, error: AppError): never => {
+      breaker.recordFailure();
+      log.warn({ provider: provider.name, failure }, 'image provider call failed');
+      throw error;
+    };
+    let response: SafeResponse;
+    try {
+      response = await fetch(request.url, { headers: request.headers, trusted: true });
+    } catch (err) {
+      if (!(err instanceof OutboundError)) throw err;
+      return fail(err.kind, outboundProblem(provider, err));
+    }
+
+    if (response.status === 429) {
+      // The provider is healthy, only busy: not a breaker failure, and the caller learns when to come back.
+      log.warn({ provider: provider.name, failure: 'status 429' }, 'image provider rate limit reached');
+      throw new AppError('service_unavailable', `The image provider ${provider.name} is rate limiting the shop's requests; retry later.`, {
+        'Retry-After': String(retryAfterSeconds(response.headers.get('retry-after'))),
+      });
+    }
+    if (response.status === 401 || response.status === 403) {
+      return fail(`status ${response.status}`, keyRefused(provider));
+    }
+    if (response.status < 200 || response.status > 299) {
+      return fail(`status ${response.status}`, new AppError('upstream_error', `The image provider ${provider.name} answered with HTTP ${response.status}.`));
+    }
+    let page: ProviderPage | null = null;
+    try {
+      page = provider.parseSearch(response.json());
+    } catch (err) {
+      if (!(err instanceof OutboundError)) throw err;
+    }
+    if (!page) return fail('unreadable body', new AppError('upstream_error', `The image provider ${provider.name} answered with a response the service cannot read.`));
+    breaker.recordSuccess();
+    return page;
+  }
+
   return {
     provider,
     async search(search, log) {
@@ -55,51 +101,22 @@ export function createImageSearch(deps: { provider: ImageProvider; fetch: SafeFe
       const cached = readCached(StockSearchPage, await cache.get(key));
       if (cached) return cached;
 
-      const waitMs = breaker.msUntilRetry();
-      if (waitMs > 0) {
-        const seconds = Math.ceil(waitMs / 1000);
-        throw new AppError('service_unavailable', `The image provider ${provider.name} failed ${BREAKER.threshold} times in a row and is paused; retry in ${seconds} s.`, { 'Retry-After': String(seconds) });
+      // `page` of `perPage` is the same window of results on every provider, whatever the size of its own pages.
+      const window = providerWindow(search.page, search.perPage, provider.maxPageSize);
+      const results: FoundImageInput[] = [];
+      let totalResults: number | null = null;
+      for (const page of window.pages) {
+        const answer = await fetchPage({ ...search, query, page, perPage: window.pageSize }, log);
+        totalResults = answer.totalResults;
+        results.push(...answer.results);
+        // A short page is the provider's last: the pages after it are empty.
+        if (answer.results.length < window.pageSize) break;
       }
-
-      const request = provider.searchRequest({ ...search, query });
-      const fail = (failure: string, error: AppError): never => {
-        breaker.recordFailure();
-        log.warn({ provider: provider.name, failure }, 'image provider call failed');
-        throw error;
-      };
-      let response: SafeResponse;
-      try {
-        response = await fetch(request.url, { headers: request.headers, trusted: true });
-      } catch (err) {
-        if (!(err instanceof OutboundError)) throw err;
-        return fail(err.kind, outboundProblem(provider, err));
-      }
-
-      if (response.status === 429) {
-        // The provider is healthy, only busy: not a breaker failure, and the caller learns when to come back.
-        log.warn({ provider: provider.name, failure: 'status 429' }, 'image provider rate limit reached');
-        throw new AppError('service_unavailable', `The image provider ${provider.name} is rate limiting the shop's requests; retry later.`, {
-          'Retry-After': String(retryAfterSeconds(response.headers.get('retry-after'))),
-        });
-      }
-      if (response.status === 401 || response.status === 403) {
-        return fail(`status ${response.status}`, keyRefused(provider));
-      }
-      if (response.status < 200 || response.status > 299) {
-        return fail(`status ${response.status}`, new AppError('upstream_error', `The image provider ${provider.name} answered with HTTP ${response.status}.`));
-      }
-      let page: StockSearchPage | null = null;
-      try {
-        page = provider.parseSearch(response.json(), search);
-      } catch (err) {
-        if (!(err instanceof OutboundError)) throw err;
-      }
-      if (!page) return fail('unreadable body', new AppError('upstream_error', `The image provider ${provider.name} answered with a response the service cannot read.`));
-
-      breaker.recordSuccess();
-      await cache.set(key, JSON.stringify(page), SEARCH_CACHE_TTL_MS);
-      await Promise.all(page.items.map((item) => cache.set(foundImageKey(item.sourceId), JSON.stringify(item), FOUND_IMAGE_TTL_MS)));
-      return page;
+      const { items, dropped } = keepValid(results.slice(window.skip, window.skip + search.perPage));
+      const found: StockSearchPage = { provider: provider.name, page: search.page, totalResults, dropped, items };
+      await cache.set(key, JSON.stringify(found), SEARCH_CACHE_TTL_MS);
+      await Promise.all(items.map((item) => cache.set(foundImageKey(item.sourceId), JSON.stringify(item), FOUND_IMAGE_TTL_MS)));
+      return found;
     },
 
     async find(sourceId) {

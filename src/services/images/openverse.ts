@@ -1,17 +1,14 @@
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
-import { keepValid, withQuery, type ImageProvider } from './provider.ts';
+import { withQuery, type ImageProvider } from './provider.ts';
 import type { Orientation } from './stock-image.ts';
 
-/** Openverse answers anonymous requests with at most 20 results per page (more is a 401). */
-const MAX_ANONYMOUS_PAGE_SIZE = 20;
 
 const ASPECT_RATIO: Record<Orientation, string> = { landscape: 'wide', portrait: 'tall', square: 'square' };
 
 // The fields of GET /v1/images/ that the service reads (api.openverse.org/v1/#tag/images/operation/images_search).
 const SearchResponse = z.object({
   result_count: z.number().int(),
-  page: z.number().int().optional(),
   results: z.array(
     z.object({
       id: z.string(),
@@ -41,21 +38,23 @@ export function openverseProvider(config: Config['images']['openverse']): ImageP
   return {
     name: 'openverse',
     keySetting: null,
+    // Openverse answers anonymous requests with at most 20 results per page (more is a 401).
+    maxPageSize: 20,
     searchRequest: ({ query, orientation, page, perPage }) => ({
       url: withQuery(config.baseUrl, '/v1/images/', {
         q: query,
         page,
-        page_size: Math.min(perPage, MAX_ANONYMOUS_PAGE_SIZE),
+        page_size: perPage,
         // Only works whose licence allows commercial use: a shop is commercial.
         license_type: 'commercial',
         aspect_ratio: orientation && ASPECT_RATIO[orientation],
       }),
       headers: { accept: 'application/json' },
     }),
-    parseSearch(body, search) {
+    parseSearch(body) {
       const parsed = SearchResponse.safeParse(body);
       if (!parsed.success) return null;
-      const items = parsed.data.results.map((r) => {
+      const results = parsed.data.results.map((r) => {
         const license = licenseName(r.license, r.license_version);
         const title = r.title?.trim() || null;
         return {
@@ -74,7 +73,7 @@ export function openverseProvider(config: Config['images']['openverse']): ImageP
           downloadLocation: null,
         };
       });
-      return { provider: 'openverse', page: parsed.data.page ?? search.page, totalResults: parsed.data.result_count, items: keepValid(items) };
+      return { totalResults: parsed.data.result_count, results };
     },
   };
 }

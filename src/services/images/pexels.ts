@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
-import { keepValid, withQuery, type ImageProvider } from './provider.ts';
+import { withQuery, type ImageProvider } from './provider.ts';
 
 // The fields of GET /v1/search that the service reads (pexels.com/api/documentation/#photos-search).
 const SearchResponse = z.object({
   total_results: z.number().int(),
-  page: z.number().int().optional(),
   photos: z.array(
     z.object({
       id: z.number().int(),
@@ -24,15 +23,17 @@ export function pexelsProvider(config: Config['images']['pexels']): ImageProvide
   return {
     name: 'pexels',
     keySetting: 'PEXELS_API_KEY',
+    // per_page is at most 80 (pexels.com/api/documentation/#photos-search).
+    maxPageSize: 80,
     searchRequest: ({ query, orientation, page, perPage }) => ({
       // Pexels' orientation values are the tool's own: landscape, portrait, square.
       url: withQuery(config.baseUrl, '/v1/search', { query, page, per_page: perPage, orientation }),
       headers: { authorization: config.apiKey ?? '', accept: 'application/json' },
     }),
-    parseSearch(body, search) {
+    parseSearch(body) {
       const parsed = SearchResponse.safeParse(body);
       if (!parsed.success) return null;
-      const items = parsed.data.photos.map((p) => ({
+      const results = parsed.data.photos.map((p) => ({
         sourceId: `pexels:${p.id}`,
         url: p.src.large2x,
         thumbnailUrl: p.src.medium ?? p.src.large ?? p.src.large2x,
@@ -48,7 +49,7 @@ export function pexelsProvider(config: Config['images']['pexels']): ImageProvide
         pageUrl: p.url,
         downloadLocation: null,
       }));
-      return { provider: 'pexels', page: parsed.data.page ?? search.page, totalResults: parsed.data.total_results, items: keepValid(items) };
+      return { totalResults: parsed.data.total_results, results };
     },
   };
 }

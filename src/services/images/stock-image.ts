@@ -1,19 +1,21 @@
 import { z } from 'zod';
 import { IMAGE_PROVIDERS } from '../../config.ts';
+import { checkImageUrl } from '../../domain/image-url.ts';
 
 export const ORIENTATIONS = ['landscape', 'portrait', 'square'] as const;
 export type Orientation = (typeof ORIENTATIONS)[number];
 
 export type StockSearch = { query: string; orientation?: Orientation; page: number; perPage: number };
 
-const https = z.url({ protocol: /^https$/ });
+/** An image URL products.attach_image accepts: its own check (public https host, no IP, no credentials). */
+const attachable = z.url({ protocol: /^https$/ }).refine((url) => checkImageUrl(url).ok, 'must be an image URL products.attach_image accepts');
 const web = z.url({ protocol: /^https?$/ });
 
 /** One photo found at a provider, in the provider-neutral shape agents see. */
 export const StockImage = z.object({
   sourceId: z.string().describe('"<provider>:<id>"; pass it to products.attach_image with url.'),
-  url: https.describe('The large-size image, to attach or embed.'),
-  thumbnailUrl: https,
+  url: attachable.describe('The large-size image, to attach or embed.'),
+  thumbnailUrl: attachable,
   width: z.number().int().nullable(),
   height: z.number().int().nullable(),
   alt: z.string().nullable(),
@@ -37,6 +39,7 @@ export const StockSearchPage = z.object({
   provider: z.enum(IMAGE_PROVIDERS),
   page: z.number().int(),
   totalResults: z.number().int().nullable(),
+  dropped: z.number().int().min(0),
   items: z.array(FoundImage),
 });
 export type StockSearchPage = z.infer<typeof StockSearchPage>;

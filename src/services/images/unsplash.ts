@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
-import { keepValid, withQuery, type ImageProvider } from './provider.ts';
+import { withQuery, type ImageProvider } from './provider.ts';
 import type { FoundImage, Orientation } from './stock-image.ts';
 
 const ORIENTATION: Record<Orientation, string> = { landscape: 'landscape', portrait: 'portrait', square: 'squarish' };
@@ -32,14 +32,16 @@ export function unsplashProvider(config: Config['images']['unsplash']): ImagePro
   return {
     name: 'unsplash',
     keySetting: 'UNSPLASH_ACCESS_KEY',
+    // per_page is at most 30 (unsplash.com/documentation#search-photos).
+    maxPageSize: 30,
     searchRequest: ({ query, orientation, page, perPage }) => ({
       url: withQuery(config.baseUrl, '/search/photos', { query, page, per_page: perPage, orientation: orientation && ORIENTATION[orientation] }),
       headers: unsplashHeaders(config.accessKey),
     }),
-    parseSearch(body, search) {
+    parseSearch(body) {
       const parsed = SearchResponse.safeParse(body);
       if (!parsed.success) return null;
-      const items = parsed.data.results.map((r) => ({
+      const results = parsed.data.results.map((r) => ({
         sourceId: `unsplash:${r.id}`,
         url: r.urls.regular,
         thumbnailUrl: r.urls.small ?? r.urls.thumb ?? r.urls.regular,
@@ -55,7 +57,7 @@ export function unsplashProvider(config: Config['images']['unsplash']): ImagePro
         pageUrl: r.links.html,
         downloadLocation: r.links.download_location ?? null,
       }));
-      return { provider: 'unsplash', page: search.page, totalResults: parsed.data.total, items: keepValid(items) };
+      return { totalResults: parsed.data.total, results };
     },
     // Unsplash's API guidelines: when a photo is used, request its download_location (GET /photos/:id/download).
     // The photo's own download_location carries Unsplash's tracking parameters; it gets the key only when it is on
