@@ -18,7 +18,8 @@ import { count, countBatch, type createRequestGuard } from '../http/request-guar
 import type { Tool, ToolRateLimit } from '../registry/define-tool.ts';
 import type { InvokeDeps } from '../registry/invoke-tool.ts';
 import { lazyApprovalCodec } from './approval.ts';
-import { createMcpServer, LATEST_LEGACY_VERSION, MCP_PROTOCOL_VERSIONS, type McpRequestScope } from './create-mcp-server.ts';
+import { callTool, createMcpServer, LATEST_LEGACY_VERSION, MCP_PROTOCOL_VERSIONS, type McpRequestScope } from './create-mcp-server.ts';
+import { directAnswer, directCallOf } from './direct-call.ts';
 import { buildMcpCatalogDocument, buildServerCard, SERVER_CARD_TYPE } from './server-card.ts';
 import { isObject } from './is-object.ts';
 import { mcpStateSecret } from './state-secret.ts';
@@ -97,7 +98,6 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
   const counted = new WeakMap<FastifyRequest, Map<string, number>>();
 
   const handle = async (req: FastifyRequest, reply: FastifyReply) => {
-    const request = webRequestOf(req);
     const { body, nonObjectArguments } = liftNonObjectArguments(req.body);
     const scope: McpRequestScope = {
       principal: req.principal,
@@ -115,6 +115,13 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
       schemaStyle: schemaStyleOf(req),
       nonObjectArguments,
     };
+    const direct = config.mcpDirectCall && scope.toolset === 'full' ? directCallOf(req, body, nonObjectArguments, getCatalog()) : undefined;
+    if (direct) {
+      const result = await callTool(deps, scope, direct.tool, direct.args, direct.meta);
+      // A Buffer, as the SDK path sends: Fastify would add a charset to a JSON string's content type.
+      return reply.code(200).header('content-type', 'application/json').send(Buffer.from(directAnswer(direct, result)));
+    }
+    const request = webRequestOf(req);
     let response: Response;
     if (!(await isModernRequest(req, request, body))) {
       const version = req.headers['mcp-protocol-version'];
