@@ -252,6 +252,37 @@ describe('tools/call with the direct path on and off', () => {
     }
   });
 
+  it('answers a write and its idempotent replay with the same bytes in every revision, without an SDK server', async () => {
+    for (const version of [MODERN, ...LEGACY]) {
+      const modern = version === MODERN;
+      const slugOf = `replay-${version}`;
+      const body = {
+        jsonrpc: '2.0', id: `w-${version}`, method: 'tools/call',
+        params: {
+          name: 'products.create',
+          arguments: { name: 'Replayed', slug: slugOf, description: 'Sent twice.', priceDkk: 1_000, stock: 1 },
+          _meta: { ...(modern ? ENVELOPE : {}), idempotencyKey: `replay-key-${version}` },
+        },
+      };
+      const headers = {
+        'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version,
+        ...(modern ? { 'mcp-method': 'tools/call', 'mcp-name': 'products.create' } : {}),
+      };
+      for (const attempt of ['first', 'replay']) {
+        const answers = [];
+        for (const s of [on, off]) {
+          const before = sdk.servers;
+          const res = await s.t.app.inject({ method: 'POST', url: '/api/mcp', headers: { authorization: `Bearer ${s.keys['all scopes']}`, ...headers }, payload: JSON.stringify(body) });
+          answers.push({ status: res.statusCode, body: normalised(res.body), servers: sdk.servers - before });
+        }
+        const { result } = JSON.parse(answers[0].body) as { result: { _meta?: Record<string, unknown> } };
+        expect(result._meta?.idempotentReplayed, `${version} ${attempt}`).toBe(attempt === 'replay' ? true : undefined);
+        expect(answers[0].body, `${version} ${attempt}`).toBe(answers[1].body);
+        expect([answers[0].servers, answers[1].servers]).toEqual([0, 1]);
+      }
+    }
+  });
+
   it.each(['2026-07-28', 'legacy'] as const)('serves the SDK v2 Client\u2019s calls (era %s) through the direct path', async (era) => {
     const client = new Client({ name: 'differential', version: '1.0.0' }, era === 'legacy' ? {} : { versionNegotiation: { mode: { pin: era } } });
     await client.connect(
