@@ -17,7 +17,7 @@ import { askApproval, decideApproval, needsApproval, runApproved, type ApprovalC
 import { discoveryToolset, DISCOVERY_TOOL_NAMES } from './discovery-toolset.ts';
 import { isVisibleTo, toolListFor, type McpCatalog, type SchemaStyle } from './tool-catalog.ts';
 import { isObject } from './is-object.ts';
-import { toolError, toolResult } from './tool-result.ts';
+import { toolError, toolResult, type ToolCallResult } from './tool-result.ts';
 
 export const MCP_SERVER_INFO = { name: 'agent-api', title: 'Agent API', version: '1.0.0' } as const;
 
@@ -150,7 +150,7 @@ async function runTool(
  * A call that needs no approval round: invokeTool once, its outcome (or failure, as problem JSON) as the tool
  * result. The SDK's tools/call handler and the direct path (direct-call.ts) both answer through it.
  */
-export async function callTool(deps: InvokeDeps, scope: McpRequestScope, tool: Tool, body: unknown, meta: Record<string, unknown> | undefined): Promise<CallToolResult> {
+export async function callTool(deps: InvokeDeps, scope: McpRequestScope, tool: Tool, body: unknown, meta: Record<string, unknown> | undefined): Promise<ToolCallResult> {
   try {
     const idempotencyKey = tool.write ? idempotencyKeyOf(meta) : undefined;
     return toolResult(await invokeFor(deps, scope, tool)(body, idempotencyKey));

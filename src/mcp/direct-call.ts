@@ -6,7 +6,6 @@ import {
   isJsonContentType,
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
-  type CallToolResult,
 } from '@modelcontextprotocol/server';
 import { countHeader } from '../http/request-guard.ts';
 import type { Tool } from '../registry/define-tool.ts';
@@ -14,6 +13,7 @@ import { needsApproval } from './approval.ts';
 import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO, MODERN_PROTOCOL_VERSION } from './create-mcp-server.ts';
 import { isObject } from './is-object.ts';
 import type { McpCatalog } from './tool-catalog.ts';
+import { STRUCTURED_JSON, type ToolCallResult } from './tool-result.ts';
 
 /**
  * The direct path for `tools/call` (docs/agent-surfaces.md "Speed"): the SDK builds a Server and a transport per
@@ -54,7 +54,7 @@ export function directCallOf(req: FastifyRequest, body: unknown, lifted: { value
   if (meta !== undefined && !isObject(meta)) return undefined;
   const contentType = soleHeader(req, 'content-type');
   if (contentType === null || !isJsonContentType(contentType ?? null)) return undefined;
-  const era = meta !== undefined && PROTOCOL_VERSION_META_KEY in meta ? modernCall(req, body, params.name, meta) : legacyCall(req, meta);
+  const era = meta !== undefined && PROTOCOL_VERSION_META_KEY in meta ? modernCall(req, params.name, meta) : legacyCall(req, meta);
   if (!era) return undefined;
   // Omitted arguments mean "no fields", as in the SDK's handler (runTool).
   const args = lifted ? lifted.value : (params.arguments ?? {});
@@ -82,32 +82,65 @@ function legacyCall(req: FastifyRequest, meta: Record<string, unknown> | undefin
  * route it to the modern path for this revision, and the standard headers it then requires must be there:
  * MCP-Protocol-Version, Mcp-Method, and Mcp-Name naming the tool as sent (no encoded form).
  */
-function modernCall(req: FastifyRequest, body: Record<string, unknown>, name: string, meta: Record<string, unknown>): 'modern' | undefined {
+function modernCall(req: FastifyRequest, name: string, meta: Record<string, unknown>): 'modern' | undefined {
   if (!hasOnlyKeys(meta, MODERN_META_KEYS)) return undefined;
   const protocolVersionHeader = soleHeader(req, 'mcp-protocol-version');
   const mcpMethodHeader = soleHeader(req, 'mcp-method');
-  const mcpNameHeader = soleHeader(req, 'mcp-name');
-  if (protocolVersionHeader !== MODERN_PROTOCOL_VERSION || mcpMethodHeader !== 'tools/call' || mcpNameHeader !== name) return undefined;
-  const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader, mcpMethodHeader, mcpNameHeader, body });
-  if (route.kind !== 'modern' || route.messageKind !== 'request' || route.classification.revision !== MODERN_PROTOCOL_VERSION) return undefined;
-  return 'modern';
+  if (protocolVersionHeader !== MODERN_PROTOCOL_VERSION || mcpMethodHeader !== 'tools/call' || soleHeader(req, 'mcp-name') !== name) return undefined;
+  return isModernEnvelope(meta) ? 'modern' : undefined;
 }
 
+/** The classifier's verdicts by envelope JSON: a client sends the same envelope with every call. */
+const envelopeVerdicts = new Map<string, boolean>();
+const MAX_VERDICTS = 256;
+/** Longer envelopes are classified every time rather than kept. */
+const MAX_VERDICT_KEY = 2048;
+
 /**
- * The JSON-RPC answer, serialised once, with the SDK's key order: its result schema puts `_meta` first and
- * `content`, `structuredContent`, `isError` after; on 2026-07-28 the encoder then adds `resultType` and the server's
- * identity in `_meta`.
+ * Whether the SDK's classifier routes a tools/call with this `_meta` and the standard headers checked above to the
+ * 2026-07-28 path. Its verdict on such a request depends on nothing but the envelope: the rest of the body has the
+ * exact shape checked in directCallOf, the headers equal the body, and `idempotencyKey` is a key its loose envelope
+ * schema passes through. So it is asked about a stand-in request with this envelope, once per envelope.
  */
-export function directAnswer(call: DirectCall, result: CallToolResult): string {
+function isModernEnvelope(meta: Record<string, unknown>): boolean {
+  const { idempotencyKey: _passedThrough, ...envelope } = meta;
+  const key = JSON.stringify(envelope);
+  const known = envelopeVerdicts.get(key);
+  if (known !== undefined) return known;
+  const route = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: MODERN_PROTOCOL_VERSION,
+    mcpMethodHeader: 'tools/call',
+    body: { jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name: 'tool', _meta: envelope } },
+  });
+  const verdict = route.kind === 'modern' && route.messageKind === 'request' && route.classification.revision === MODERN_PROTOCOL_VERSION;
+  if (key.length <= MAX_VERDICT_KEY) {
+    if (envelopeVerdicts.size >= MAX_VERDICTS) envelopeVerdicts.clear();
+    envelopeVerdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
+/** `_meta` of every 2026-07-28 result without its own: the server's identity. */
+const SERVER_META_JSON = JSON.stringify({ [SERVER_INFO_META_KEY]: MCP_SERVER_INFO });
+
+/**
+ * The JSON-RPC answer, byte for byte what the SDK sends: its result schema puts `_meta` first and `content`,
+ * `structuredContent`, `isError` after; on 2026-07-28 its encoder then adds `resultType` and the server's identity
+ * in `_meta` (after `resultType` when the result had no `_meta`). Written by hand so that structuredContent is not
+ * serialised again: its JSON is the text block's (toolResult).
+ */
+export function directAnswer(call: DirectCall, result: ToolCallResult): string {
   const { _meta: meta, content, structuredContent, isError } = result;
-  const ordered = {
-    ...(meta !== undefined ? { _meta: meta } : {}),
-    content,
-    ...(structuredContent !== undefined ? { structuredContent } : {}),
-    ...(isError !== undefined ? { isError } : {}),
-  };
-  const encoded = call.era === 'legacy' ? ordered : { ...ordered, resultType: 'complete', _meta: { ...meta, [SERVER_INFO_META_KEY]: MCP_SERVER_INFO } };
-  return JSON.stringify({ result: encoded, jsonrpc: '2.0', id: call.id });
+  const modern = call.era === 'modern';
+  const parts: string[] = [];
+  if (meta !== undefined) parts.push(`"_meta":${JSON.stringify(modern ? { ...meta, [SERVER_INFO_META_KEY]: MCP_SERVER_INFO } : meta)}`);
+  parts.push(`"content":${JSON.stringify(content)}`);
+  if (structuredContent !== undefined) parts.push(`"structuredContent":${result[STRUCTURED_JSON] ?? JSON.stringify(structuredContent)}`);
+  if (isError !== undefined) parts.push(`"isError":${JSON.stringify(isError)}`);
+  if (modern) parts.push('"resultType":"complete"');
+  if (modern && meta === undefined) parts.push(`"_meta":${SERVER_META_JSON}`);
+  return `{"result":{${parts.join(',')}},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
 }
 
 /** The SDK's JSON-RPC request id: a string or an integer (its zod schema's int() is the safe-integer range). */

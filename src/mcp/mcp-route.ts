@@ -48,7 +48,8 @@ const SHARED_SCHEMA_FROM = '2025-11-25';
  * MCP over Streamable HTTP at /api/mcp, both eras on one endpoint: the SDK's handler decides per request whether it
  * is a 2026-07-28 request (version, client info and capabilities in `_meta`) or a 2025-era one, and answers it with
  * a fresh server (stateless: any instance answers any request). In front of it, our own rules: Origin, the
- * protocol-version header, then the same key and rate-limit guard as every tool route.
+ * protocol-version header, then the same key and rate-limit guard as every tool route. A plain tools/call that the
+ * SDK would hand to our handler unchanged is answered by that handler directly (direct-call.ts, MCP_DIRECT_CALL).
  */
 export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDiscoveryDocuments {
   const { deps, config, guard, limiters } = opts;
