@@ -119,8 +119,8 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
     const direct = config.mcpDirectCall && scope.toolset === 'full' ? directCallOf(req, body, nonObjectArguments, getCatalog()) : undefined;
     if (direct) {
       const result = await callTool(deps, scope, direct.tool, direct.args, direct.meta);
-      // A Buffer, as the SDK path sends: Fastify would add a charset to a JSON string's content type.
-      return reply.code(200).header('content-type', 'application/json').send(Buffer.from(directAnswer(direct, result)));
+      // The content type the SDK sends: Fastify adds a charset to a JSON string's, unless a serializer hands it over.
+      return reply.code(200).header('content-type', 'application/json').serializer(asIs).send(directAnswer(direct, result));
     }
     const request = webRequestOf(req);
     let response: Response;
@@ -260,6 +260,9 @@ function schemaStyleOf(req: FastifyRequest): 'shared' | 'inline' {
   // Revision names are dates: later revisions sort after 2025-11-25.
   return typeof version === 'string' && version >= SHARED_SCHEMA_FROM ? 'shared' : 'inline';
 }
+
+/** The serializer of a body that is already JSON text. */
+const asIs = (payload: string) => payload;
 
 function jsonRpcError(code: number, message: string) {
   return { jsonrpc: '2.0', error: { code, message }, id: null };
