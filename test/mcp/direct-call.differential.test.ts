@@ -72,9 +72,13 @@ async function send(s: Side, r: Request): Promise<{ res: LightMyRequestResponse;
 }
 
 /** What both sides must agree on: status, the headers that matter, and the body with per-app values normalised. */
-/** The body with what differs between two databases or two requests (ids, timestamps, request ids) masked. */
+/**
+ * The body with what differs between two databases or two requests masked: ids, timestamps, request ids, and the
+ * sealed requestState of an approval question (its key id and nonce are each app's own).
+ */
 function normalised(body: string): string {
   return body
+    .replace(/"requestState":"v1\.[^"]*"/g, '"requestState":"<sealed>"')
     .replace(/req-[0-9a-f]+/g, 'req-*')
     .replace(/\bc[a-z0-9]{24}\b/g, '<cuid>')
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
