@@ -53,6 +53,7 @@ const ConfigSchema = z.object({
   SECRETS_KEY: secretsKey.optional().describe('at least 32 random bytes in base64 or base64url, e.g. the output of openssl rand -base64 32'),
   SECRETS_KEY_PREVIOUS: secretsKey.optional().describe('the SECRETS_KEY in use before a rotation, in the same format'),
   MCP_STATE_SECRET: z.string().min(32, 'must be at least 32 characters').optional().describe('a secret of at least 32 characters'),
+  MCP_DIRECT_CALL: z.enum(['on', 'off']).default('on').describe('on or off'),
   OUTBOUND_ALLOW_PRIVATE: z.enum(['0', '1']).default('0').describe('0 or 1 (1 only for local tests and development)'),
   OUTBOUND_DENY_LIST: z
     .string()
@@ -119,6 +120,8 @@ export type Config = Readonly<{
   secrets: Readonly<{ key: string | undefined; previousKey: string | undefined }>;
   /** Seals MCP requestState (approval rounds); the same on every instance. Unset: generated once, kept in the database. */
   mcpStateSecret: string | undefined;
+  /** tools/call answered without the SDK's per-request server when it provably answers the same (src/mcp/direct-call.ts). */
+  mcpDirectCall: boolean;
   /** The safe outbound HTTP client's address rules (src/outbound). */
   outbound: Readonly<{ allowPrivate: boolean; denyList: readonly string[] }>;
   /** The stock photo provider images.search_stock asks, and each provider's base URL and key (docs/images.md). */
@@ -189,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oauth: Object.freeze({ issuer: e.OAUTH_ISSUER?.replace(/\/$/, ''), extraResources: Object.freeze(csv(e.OAUTH_EXTRA_RESOURCES)) }),
     secrets: Object.freeze({ key: e.SECRETS_KEY, previousKey: e.SECRETS_KEY_PREVIOUS }),
     mcpStateSecret: e.MCP_STATE_SECRET,
+    mcpDirectCall: e.MCP_DIRECT_CALL === 'on',
     outbound: Object.freeze({ allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === '1', denyList: Object.freeze(e.OUTBOUND_DENY_LIST) }),
     images: Object.freeze({
       provider: e.IMAGES_PROVIDER,

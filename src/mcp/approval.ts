@@ -76,12 +76,11 @@ const DeclaredCapabilities = z.looseObject({ elicitation: z.looseObject({}).opti
 
 /**
  * Whether this call goes through approval: a confirm-requiring call without confirm, from a client that declared
- * it can show a form. Others get `confirmation_required`, as over REST.
+ * it can show a form (in the request's `_meta` envelope). Others get `confirmation_required`, as over REST.
  */
-export function needsApproval(tool: Tool, args: Record<string, unknown>, ctx: ServerContext): boolean {
+export function needsApproval(tool: Tool, args: Record<string, unknown>, envelope: Record<string, unknown> | undefined): boolean {
   if (!tool.requiresConfirm || args.confirm === true || args.dryRun === true) return false;
-  const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
-  const declared = DeclaredCapabilities.safeParse(envelope[CLIENT_CAPABILITIES_META_KEY]);
+  const declared = DeclaredCapabilities.safeParse(envelope?.[CLIENT_CAPABILITIES_META_KEY]);
   return declared.success && declared.data.elicitation !== undefined;
 }
 

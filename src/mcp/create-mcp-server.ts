@@ -10,14 +10,14 @@ import {
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { AppError, toProblem } from '../errors.ts';
-import type { Principal } from '../registry/define-tool.ts';
+import type { Principal, Tool } from '../registry/define-tool.ts';
 import { parseIdempotencyKey } from '../registry/idempotency.ts';
 import { invokeTool, type InvokeDeps, type InvokeRequest, type InvokeResult } from '../registry/invoke-tool.ts';
 import { askApproval, decideApproval, needsApproval, runApproved, type ApprovalCodec } from './approval.ts';
 import { discoveryToolset, DISCOVERY_TOOL_NAMES } from './discovery-toolset.ts';
-import { isVisibleTo, type McpCatalog, type SchemaStyle } from './tool-catalog.ts';
+import { isVisibleTo, toolListFor, type McpCatalog, type SchemaStyle } from './tool-catalog.ts';
 import { isObject } from './is-object.ts';
-import { toolError, toolResult } from './tool-result.ts';
+import { toolError, toolResult, type ToolCallResult } from './tool-result.ts';
 
 export const MCP_SERVER_INFO = { name: 'agent-api', title: 'Agent API', version: '1.0.0' } as const;
 
@@ -117,7 +117,7 @@ export function createMcpServer(deps: McpServerDeps, scope: McpRequestScope, era
     return server;
   }
 
-  server.setRequestHandler('tools/list', () => ({ tools: visible().map((e) => e.definition(scope.schemaStyle)) }));
+  server.setRequestHandler('tools/list', () => ({ tools: [...toolListFor(deps.catalog, scope.principal, scope.schemaStyle)] }));
   server.setRequestHandler('tools/call', (request, ctx) =>
     callTool(request.params.name, scope.nonObjectArguments ? scope.nonObjectArguments.value : request.params.arguments, request.params._meta, ctx),
   );
@@ -142,27 +142,54 @@ async function runTool(
   const { tool } = entry;
   // HTTP requires a body; MCP arguments are optional, and omitting them means "no fields" (null is not omitting).
   const body = args === undefined ? {} : args;
-  const invoke = (callBody: unknown, idempotencyKey: string | undefined): Promise<InvokeResult> =>
-    invokeTool(deps.invoke, {
-      tool, body: callBody, principal: scope.principal, requestId: scope.requestId, clientAddress: scope.clientAddress, log: scope.log, idempotencyKey,
-      countToolCall: scope.countToolCall,
-    });
+  if (era === 'modern' && isObject(body) && needsApproval(tool, body, ctx.mcpReq.envelope)) return approvalRound(deps, scope, tool, body, meta, ctx);
+  return callTool(deps.invoke, scope, tool, body, meta);
+}
+
+/**
+ * A call that needs no approval round: invokeTool once, its outcome (or failure, as problem JSON) as the tool
+ * result. The SDK's tools/call handler and the direct path (direct-call.ts) both answer through it.
+ */
+export async function callTool(deps: InvokeDeps, scope: McpRequestScope, tool: Tool, body: unknown, meta: Record<string, unknown> | undefined): Promise<ToolCallResult> {
   try {
     const idempotencyKey = tool.write ? idempotencyKeyOf(meta) : undefined;
-    if (era === 'modern' && isObject(body) && needsApproval(tool, body, ctx)) {
-      const decision = decideApproval(tool, body, scope.principal, ctx);
-      if (decision.kind === 'ask') {
-        const preview = await invoke({ ...body, dryRun: true }, undefined);
-        return await askApproval(deps.approvals, decision.state, 'changes' in preview ? preview.changes : []);
-      }
-      const approved = { tool, principal: scope.principal, decision, idempotencyKey: idempotencyKey ?? decision.idempotencyKey };
-      return toolResult(await runApproved(deps.invoke.db, approved, invoke));
+    return toolResult(await invokeFor(deps, scope, tool)(body, idempotencyKey));
+  } catch (err) {
+    return toolError(err, scope.instance, scope.log);
+  }
+}
+
+/** The approval round of a destructive call (approval.ts): the question, or the approved call run once. */
+async function approvalRound(
+  deps: McpServerDeps,
+  scope: McpRequestScope,
+  tool: Tool,
+  body: Record<string, unknown>,
+  meta: Record<string, unknown> | undefined,
+  ctx: ServerContext,
+): Promise<CallOutcome> {
+  const invoke = invokeFor(deps.invoke, scope, tool);
+  try {
+    const idempotencyKey = tool.write ? idempotencyKeyOf(meta) : undefined;
+    const decision = decideApproval(tool, body, scope.principal, ctx);
+    if (decision.kind === 'ask') {
+      const preview = await invoke({ ...body, dryRun: true }, undefined);
+      return await askApproval(deps.approvals, decision.state, 'changes' in preview ? preview.changes : []);
     }
-    return toolResult(await invoke(body, idempotencyKey));
+    const approved = { tool, principal: scope.principal, decision, idempotencyKey: idempotencyKey ?? decision.idempotencyKey };
+    return toolResult(await runApproved(deps.invoke.db, approved, invoke));
   } catch (err) {
     if (err instanceof ProtocolError) throw err;
     return toolError(err, scope.instance, scope.log);
   }
+}
+
+function invokeFor(deps: InvokeDeps, scope: McpRequestScope, tool: Tool) {
+  return (callBody: unknown, idempotencyKey: string | undefined): Promise<InvokeResult> =>
+    invokeTool(deps, {
+      tool, body: callBody, principal: scope.principal, requestId: scope.requestId, clientAddress: scope.clientAddress, log: scope.log, idempotencyKey,
+      countToolCall: scope.countToolCall,
+    });
 }
 
 /** The MCP spec makes an unknown tool a protocol error (-32602); data still carries our problem. */

@@ -18,7 +18,8 @@ import { count, countBatch, type createRequestGuard } from '../http/request-guar
 import type { Tool, ToolRateLimit } from '../registry/define-tool.ts';
 import type { InvokeDeps } from '../registry/invoke-tool.ts';
 import { lazyApprovalCodec } from './approval.ts';
-import { createMcpServer, LATEST_LEGACY_VERSION, MCP_PROTOCOL_VERSIONS, type McpRequestScope } from './create-mcp-server.ts';
+import { callTool, createMcpServer, LATEST_LEGACY_VERSION, MCP_PROTOCOL_VERSIONS, type McpRequestScope } from './create-mcp-server.ts';
+import { directAnswer, directCallOf } from './direct-call.ts';
 import { buildMcpCatalogDocument, buildServerCard, SERVER_CARD_TYPE } from './server-card.ts';
 import { isObject } from './is-object.ts';
 import { mcpStateSecret } from './state-secret.ts';
@@ -47,7 +48,8 @@ const SHARED_SCHEMA_FROM = '2025-11-25';
  * MCP over Streamable HTTP at /api/mcp, both eras on one endpoint: the SDK's handler decides per request whether it
  * is a 2026-07-28 request (version, client info and capabilities in `_meta`) or a 2025-era one, and answers it with
  * a fresh server (stateless: any instance answers any request). In front of it, our own rules: Origin, the
- * protocol-version header, then the same key and rate-limit guard as every tool route.
+ * protocol-version header, then the same key and rate-limit guard as every tool route. A plain tools/call that the
+ * SDK would hand to our handler unchanged is answered by that handler directly (direct-call.ts, MCP_DIRECT_CALL).
  */
 export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDiscoveryDocuments {
   const { deps, config, guard, limiters } = opts;
@@ -97,7 +99,6 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
   const counted = new WeakMap<FastifyRequest, Map<string, number>>();
 
   const handle = async (req: FastifyRequest, reply: FastifyReply) => {
-    const request = webRequestOf(req);
     const { body, nonObjectArguments } = liftNonObjectArguments(req.body);
     const scope: McpRequestScope = {
       principal: req.principal,
@@ -115,6 +116,13 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
       schemaStyle: schemaStyleOf(req),
       nonObjectArguments,
     };
+    const direct = config.mcpDirectCall && scope.toolset === 'full' ? directCallOf(req, body, nonObjectArguments, getCatalog()) : undefined;
+    if (direct) {
+      const result = await callTool(deps, scope, direct.tool, direct.args, direct.meta);
+      // The content type the SDK sends: Fastify adds a charset to a JSON string's, unless a serializer hands it over.
+      return reply.code(200).header('content-type', 'application/json').serializer(asIs).send(directAnswer(direct, result));
+    }
+    const request = webRequestOf(req);
     let response: Response;
     if (!(await isModernRequest(req, request, body))) {
       const version = req.headers['mcp-protocol-version'];
@@ -252,6 +260,9 @@ function schemaStyleOf(req: FastifyRequest): 'shared' | 'inline' {
   // Revision names are dates: later revisions sort after 2025-11-25.
   return typeof version === 'string' && version >= SHARED_SCHEMA_FROM ? 'shared' : 'inline';
 }
+
+/** The serializer of a body that is already JSON text. */
+const asIs = (payload: string) => payload;
 
 function jsonRpcError(code: number, message: string) {
   return { jsonrpc: '2.0', error: { code, message }, id: null };

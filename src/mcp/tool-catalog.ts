@@ -98,6 +98,26 @@ function objectJsonSchema(name: string, schema: z.ZodType, io: 'input' | 'output
   return json;
 }
 
+/** tools/list results by catalog, then by schema style and scope set (see toolListFor). */
+const toolLists = new WeakMap<McpCatalog, Map<string, readonly McpToolDefinition[]>>();
+
+/**
+ * What tools/list shows this caller in this schema style, built once per scope set and style: the tool set only
+ * changes with a deployment, so nothing but a restart invalidates it. Keys hold at most the scope sets of the keys
+ * and grants that call (a subset of the registry's scopes each).
+ */
+export function toolListFor(catalog: McpCatalog, principal: Principal | null, style: SchemaStyle): readonly McpToolDefinition[] {
+  let lists = toolLists.get(catalog);
+  if (!lists) toolLists.set(catalog, (lists = new Map()));
+  const key = `${style} ${principal ? [...principal.scopes].sort().join(' ') : ''}`;
+  let list = lists.get(key);
+  if (!list) {
+    list = [...catalog.values()].filter((e) => isVisibleTo(e.tool, principal)).map((e) => e.definition(style));
+    lists.set(key, list);
+  }
+  return list;
+}
+
 /** What tools/list shows: anonymous tools to everyone, plus the tools of the key's scopes. */
 export function isVisibleTo(tool: Tool, principal: Principal | null): boolean {
   return tool.anonymous || (principal?.scopes.has(tool.scope) ?? false);

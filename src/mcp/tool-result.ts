@@ -3,12 +3,23 @@ import type { FastifyBaseLogger } from 'fastify';
 import { toProblem } from '../errors.ts';
 import type { InvokeResult } from '../registry/invoke-tool.ts';
 
-/** structuredContent is the HTTP success body; the text block repeats it for clients without structured output. */
-export function toolResult({ replayed, ...outcome }: InvokeResult): CallToolResult {
+/** Where a success result keeps its structuredContent's JSON (its text block), invisible to JSON and to the SDK. */
+export const STRUCTURED_JSON = Symbol('structuredContent as JSON');
+
+/** A tool result; a success result also carries the JSON its structuredContent serialises to. */
+export type ToolCallResult = CallToolResult & { [STRUCTURED_JSON]?: string };
+
+/**
+ * structuredContent is the HTTP success body; the text block repeats it for clients without structured output. Its
+ * JSON is made once: the direct path (direct-call.ts) writes it into the answer instead of serialising it again.
+ */
+export function toolResult({ replayed, ...outcome }: InvokeResult): ToolCallResult {
+  const json = JSON.stringify(outcome);
   return {
-    content: [{ type: 'text', text: JSON.stringify(outcome) }],
+    content: [{ type: 'text', text: json }],
     structuredContent: outcome,
     ...(replayed ? { _meta: { idempotentReplayed: true } } : {}),
+    [STRUCTURED_JSON]: json,
   };
 }
 
