@@ -73,14 +73,15 @@ async function send(s: Side, r: Request): Promise<{ res: LightMyRequestResponse;
 
 /** What both sides must agree on: status, the headers that matter, and the body with per-app values normalised. */
 /**
- * The body with what differs between two databases or two requests masked: ids, timestamps, request ids, and the
- * sealed requestState of an approval question (its key id and nonce are each app's own).
+ * The body with what differs between two databases or two requests masked: ids (a default variant's id derives from
+ * its product's), timestamps, request ids, and the sealed requestState of an approval question (its key id and nonce are each app's own).
  */
 function normalised(body: string): string {
   return body
     .replace(/"requestState":"v1\.[^"]*"/g, '"requestState":"<sealed>"')
     .replace(/req-[0-9a-f]+/g, 'req-*')
     .replace(/\bc[a-z0-9]{24}\b/g, '<cuid>')
+    .replace(/\bv[0-9a-f]{32}\b/g, '<variant>')
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '<time>');
 }
