@@ -34,7 +34,7 @@ export const pageTools = [
     errors: ['conflict'],
     audit: { reversible: [pageEntity] },
     input: z.strictObject({
-      slug: slug().describe('Unique; lowercase letters, digits and hyphens. Public path: /info/<slug>.'),
+      slug: slug().describe('Unique. Public path: /info/<slug>.'),
       title: text({ min: 2, max: 200 }),
       body: text({ min: 10, max: 100_000 }).describe("Simple markdown-like text: '## ' headers and paragraphs separated by blank lines."),
       status: PublishStatus.optional().describe('Omit to keep the current status (new pages: published).'),

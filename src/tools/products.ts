@@ -19,8 +19,8 @@ const UseCases = z.array(z.strictObject({ title: text({ min: 1, max: 200 }), des
 const productFields = {
   name: text({ min: 2, max: 200 }),
   description: text({ min: 10, max: 20_000 }),
-  priceDkk: positiveOere().describe('Price in øre (1/100 DKK); > 0.'),
-  stock: oere().describe('Units in stock; >= 0.'),
+  priceDkk: positiveOere().describe('Price in øre (1/100 DKK).'),
+  stock: oere(),
   brand: text({ max: 200 }).nullable(),
   frameColor: text({ max: 100 }).nullable(),
   lensColor: text({ max: 100 }).nullable(),
@@ -39,7 +39,7 @@ const f = productFields;
 
 const ProductsCreateInput = z.strictObject({
   name: f.name,
-  slug: slug().describe('Unique; lowercase letters, digits and hyphens; cannot be changed later.'),
+  slug: slug().describe('Unique; cannot be changed later.'),
   description: f.description,
   priceDkk: f.priceDkk,
   stock: f.stock,
