@@ -27,7 +27,7 @@ export const pageTools = [
     name: 'pages.upsert',
     title: 'Create or update a CMS page',
     description:
-      'Creates the page when the slug is new (status published unless given), otherwise replaces its title and body and sets status only when given. The layout is kept; change it with pages.set_layout.',
+      'Creates the page when the slug is new, otherwise replaces its title and body. The layout is kept; change it with pages.set_layout.',
     scope: 'pages:write',
     kind: 'write',
     idempotent: true,

@@ -147,7 +147,7 @@ export const productTools = [
   defineTool({
     name: 'products.create',
     title: 'Create a product',
-    description: 'Creates a product. The slug is unique (also against soft-deleted products) and cannot be changed later. Without categoryId/categorySlug the product goes to the "uncategorized" category.',
+    description: 'Creates a product. The slug is unique also against soft-deleted products. Without categoryId/categorySlug the product goes to the "uncategorized" category.',
     scope: 'products:write',
     kind: 'write',
     errors: ['not_found', 'conflict', 'invalid_image_url'],
@@ -164,7 +164,7 @@ export const productTools = [
   defineTool({
     name: 'products.update',
     title: 'Update a product',
-    description: 'Applies a partial update to a live product. Fields left out of patch are unchanged. The slug cannot be changed (422 slug_immutable).',
+    description: 'Applies a partial update to a live product; fields left out of patch are unchanged.',
     scope: 'products:write',
     kind: 'write',
     idempotent: true,
