@@ -171,12 +171,14 @@ function uniqueName(hint: string, taken: Schema): string {
 
 /**
  * A union of closed object variants that repeat the same fields (a layout section's id, enabled and effect) as one
- * object holding those fields once, with the union below it and `unevaluatedProperties: false` in place of each
- * variant's `additionalProperties: false`. JSON Schema 2020-12 only (the `$ref` revisions): `unevaluatedProperties`
- * sees the fields of the matching variant, so exactly the same instances validate.
+ * object holding those fields once, with the union below it. Each variant stays closed: with JSON Schema 2020-12
+ * (the `$ref` revisions) by `unevaluatedProperties: false` on the object, which sees the fields of the matching
+ * variant; for older revisions, whose dialect may not know that keyword, each variant keeps
+ * `additionalProperties: false` and names the shared fields with an empty schema (the object's own `properties`
+ * check them). Either way exactly the same instances validate.
  */
-function hoistSharedFields(schema: Schema): Schema {
-  const out = mapSubschemas(schema, hoistSharedFields);
+function hoistSharedFields(schema: Schema, style: SchemaStyle): Schema {
+  const out = mapSubschemas(schema, (sub) => hoistSharedFields(sub, style));
   const key = (['oneOf', 'anyOf'] as const).find((k) => Array.isArray(out[k]));
   const variants = key ? (out[key] as Json[]) : [];
   const closed = variants.filter(isSchema).filter((v) => v.type === 'object' && v.additionalProperties === false && isSchema(v.properties));
@@ -191,9 +193,14 @@ function hoistSharedFields(schema: Schema): Schema {
   const alwaysRequired = requiredOf(first).filter((field) => rest.every((v) => requiredOf(v).includes(field)));
   const narrowed = closed.map((v) => {
     const { type: _type, additionalProperties: _closed, properties, required: _required, ...restOfVariant } = v;
-    const own = Object.fromEntries(Object.entries(properties as Schema).filter(([field]) => !shared.includes(field)));
+    const own = Object.fromEntries(
+      Object.entries(properties as Schema).flatMap(([field, sub]): [string, Json][] =>
+        !shared.includes(field) ? [[field, sub]] : style === 'inline' ? [[field, {}]] : [],
+      ),
+    );
     const ownRequired = requiredOf(v).filter((field) => !alwaysRequired.includes(field));
-    return { properties: own, ...(ownRequired.length > 0 ? { required: ownRequired } : {}), ...restOfVariant };
+    const closing = style === 'inline' ? { additionalProperties: false } : {};
+    return { properties: own, ...(ownRequired.length > 0 ? { required: ownRequired } : {}), ...closing, ...restOfVariant };
   });
   return {
     ...(typeof out.description === 'string' ? { description: out.description } : {}),
@@ -201,7 +208,7 @@ function hoistSharedFields(schema: Schema): Schema {
     properties: Object.fromEntries(shared.map((field) => [field, fieldsOf(first)[field]])),
     ...(alwaysRequired.length > 0 ? { required: alwaysRequired } : {}),
     [key]: narrowed,
-    unevaluatedProperties: false,
+    ...(style === 'shared' ? { unevaluatedProperties: false } : {}),
   };
 }
 
@@ -236,5 +243,6 @@ export function compactSchema(
   fieldsOnly = io === 'output',
 ): Record<string, unknown> {
   const pruned = pruneRoot(fieldsOnly ? listedOutput(schema as Schema) : (schema as Schema), io);
-  return style === 'shared' ? shareRepeats(hoistSharedFields(pruned)) : pruned;
+  const hoisted = hoistSharedFields(pruned, style);
+  return style === 'shared' ? shareRepeats(hoisted) : hoisted;
 }

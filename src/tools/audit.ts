@@ -76,7 +76,7 @@ export function auditTools(tools: readonly Tool[]): Tool[] {
       audit: { appendOnly: [...targets.keys()] },
       input: z.strictObject({
         auditId: text({ min: 1, max: 100 }),
-        force: z.boolean().optional().describe('Revert even if the entity changed after the entry.'),
+        force: z.boolean().optional(),
       }),
       output: z.object({ auditId: z.string(), entityType: z.string(), entityId: z.string(), restored: z.enum(['previous_state', 'removed']) }),
       async handler({ auditId, force }, ctx) {

@@ -51,7 +51,7 @@ export const discountTools = [
   defineTool({
     name: 'discounts.create',
     title: 'Create a discount code',
-    description: 'Creates an active discount code: percent (value 1..100, rounded half-up to the øre) or fixed (value in øre). The code is case-insensitive and stored in upper case; taken codes give 409 conflict.',
+    description: 'Creates an active discount code: percent (rounded half-up to the øre) or fixed.',
     scope: 'discounts:write',
     kind: 'write',
     errors: ['conflict', 'value_out_of_range', 'date_not_in_future'],

@@ -14,7 +14,7 @@ export const orderTools = [
   defineTool({
     name: 'orders.list',
     title: 'List orders',
-    description: 'Lists orders newest first. Filters (all optional, combined with AND): status, email (case-insensitive, exact), fromDate/toDate (inclusive, on createdAt). itemCount is the number of units. Amounts in øre.',
+    description: 'Lists orders newest first. Filters are optional and combined with AND; email matches case-insensitively and exactly. itemCount is the number of units. Amounts in øre.',
     scope: 'orders:read',
     input: z.strictObject({
       status: OrderStatusSchema.optional(),

@@ -27,14 +27,14 @@ export const pageTools = [
     name: 'pages.upsert',
     title: 'Create or update a CMS page',
     description:
-      'Creates the page when the slug is new (status published unless given), otherwise replaces its title and body and sets status only when given. The layout is kept; change it with pages.set_layout.',
+      'Creates the page when the slug is new, otherwise replaces its title and body. The layout is kept; change it with pages.set_layout.',
     scope: 'pages:write',
     kind: 'write',
     idempotent: true,
     errors: ['conflict'],
     audit: { reversible: [pageEntity] },
     input: z.strictObject({
-      slug: slug().describe('Unique; lowercase letters, digits and hyphens. Public path: /info/<slug>.'),
+      slug: slug().describe('Unique. Public path: /info/<slug>.'),
       title: text({ min: 2, max: 200 }),
       body: text({ min: 10, max: 100_000 }).describe("Simple markdown-like text: '## ' headers and paragraphs separated by blank lines."),
       status: PublishStatus.optional().describe('Omit to keep the current status (new pages: published).'),

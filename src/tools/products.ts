@@ -19,8 +19,8 @@ const UseCases = z.array(z.strictObject({ title: text({ min: 1, max: 200 }), des
 const productFields = {
   name: text({ min: 2, max: 200 }),
   description: text({ min: 10, max: 20_000 }),
-  priceDkk: positiveOere().describe('Price in øre (1/100 DKK); > 0.'),
-  stock: oere().describe('Units in stock; >= 0.'),
+  priceDkk: positiveOere().describe('Price in øre (1/100 DKK).'),
+  stock: oere(),
   brand: text({ max: 200 }).nullable(),
   frameColor: text({ max: 100 }).nullable(),
   lensColor: text({ max: 100 }).nullable(),
@@ -39,7 +39,7 @@ const f = productFields;
 
 const ProductsCreateInput = z.strictObject({
   name: f.name,
-  slug: slug().describe('Unique; lowercase letters, digits and hyphens; cannot be changed later.'),
+  slug: slug().describe('Unique; cannot be changed later.'),
   description: f.description,
   priceDkk: f.priceDkk,
   stock: f.stock,
@@ -147,7 +147,7 @@ export const productTools = [
   defineTool({
     name: 'products.create',
     title: 'Create a product',
-    description: 'Creates a product. The slug is unique (also against soft-deleted products) and cannot be changed later. Without categoryId/categorySlug the product goes to the "uncategorized" category.',
+    description: 'Creates a product. The slug is unique also against soft-deleted products. Without categoryId/categorySlug the product goes to the "uncategorized" category.',
     scope: 'products:write',
     kind: 'write',
     errors: ['not_found', 'conflict', 'invalid_image_url'],
@@ -164,7 +164,7 @@ export const productTools = [
   defineTool({
     name: 'products.update',
     title: 'Update a product',
-    description: 'Applies a partial update to a live product. Fields left out of patch are unchanged. The slug cannot be changed (422 slug_immutable).',
+    description: 'Applies a partial update to a live product; fields left out of patch are unchanged.',
     scope: 'products:write',
     kind: 'write',
     idempotent: true,

@@ -88,7 +88,7 @@ export const serviceTools = [
     name: 'services.create',
     title: 'Create a service offering',
     description:
-      'Creates a service offering (status published unless given). Without slug, one is derived from the title and made unique; a given slug that is taken is a 409. A draft stays off the public /services listing until services.update publishes it.',
+      'Creates a service offering; a given slug that is taken is a 409.',
     scope: 'pages:write',
     kind: 'write',
     errors: ['conflict', 'invalid_image_url'],
@@ -106,7 +106,7 @@ export const serviceTools = [
     name: 'services.update',
     title: 'Update a service offering',
     description:
-      'Applies a partial update; fields left out of patch are unchanged. patch.status "published" publishes a draft. The slug cannot be changed (422 slug_immutable).',
+      'Applies a partial update; fields left out of patch are unchanged.',
     scope: 'pages:write',
     kind: 'write',
     idempotent: true,

@@ -56,7 +56,7 @@ export const siteTools = [
     name: 'site.get_page',
     title: 'Get a public page',
     description:
-      'One published CMS page (kind "page", the default: /info/<slug>) or service offering (kind "service": /services/<slug>) with its title, body, layout and updatedAt. Drafts and unknown slugs are 404 not_found.',
+      'One published CMS page or service offering with its title, body, layout and updatedAt. Drafts and unknown slugs are 404 not_found.',
     scope: 'pages:read',
     anonymous: true,
     input: z.strictObject({
