@@ -20,8 +20,10 @@ export const slug = () => z.string().min(2).max(120).regex(SLUG_PATTERN, 'must b
 export const slugRef = () => text({ min: 1, max: 200 });
 
 /**
- * A map of short names to texts. A "__proto__" key is refused before any schema runs (the JSON parser answers 400
- * invalid_json, docs/errors.md), so the published key schema excludes it too.
+ * The key of a JSON object that maps names to values. A "__proto__" key is refused before any schema runs (the JSON
+ * parser answers 400 invalid_json, docs/errors.md), so the published key schema excludes it too.
  */
-export const stringMap = () =>
-  z.record(text({ min: 1, max: 200 }).refine((k) => k !== '__proto__', 'must not be "__proto__"').meta({ not: { const: '__proto__' } }), text({ max: 2000 }));
+export const mapKey = (max: number) => text({ min: 1, max }).refine((k) => k !== '__proto__', 'must not be "__proto__"').meta({ not: { const: '__proto__' } });
+
+/** A map of short names to texts. */
+export const stringMap = () => z.record(mapKey(200), text({ max: 2000 }));

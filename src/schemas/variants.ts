@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { oere, positiveOere } from './numbers.ts';
-import { text } from './text.ts';
+import { mapKey, text } from './text.ts';
 import { httpUrl } from './web.ts';
 
 const optionText = () => text({ min: 1, max: 100 });
@@ -12,7 +12,7 @@ const optionText = () => text({ min: 1, max: 100 });
 export const ProductOption = z.strictObject({ name: optionText(), values: z.array(optionText()).max(1000) });
 
 /** A variant's option values by option name. */
-export const OptionChoice = z.record(optionText(), optionText()).describe('A value per option: {"Size": "M"}.');
+export const OptionChoice = z.record(mapKey(100), optionText()).describe('A value per option: {"Size": "M"}.');
 
 /** A variant's writable fields; each optional (create requires priceDkk). Positions follow the options' order. */
 export const variantFields = {
