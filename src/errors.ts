@@ -173,7 +173,8 @@ function isDatabaseUnavailable(err: unknown): boolean {
     if (name === 'DriverAdapterError' || name === 'PrismaClientInitializationError') {
       if (typeof message === 'string' && /connect|terminat|timeout|closed|ECONN|shut/i.test(message)) return true;
     }
-    if (typeof message === 'string' && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(message)) return true;
+    // pg's words for a connection that dropped: mid-query, before it, or (checked out, between statements) since.
+    if (typeof message === 'string' && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|connection error and is not queryable/i.test(message)) return true;
   }
   return false;
 }

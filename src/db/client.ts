@@ -40,6 +40,10 @@ export function createDb({ connectionString, poolMax = 10, onQuery }: DbOptions)
   });
   // An idle connection dropped by the server must not crash the process; the next query reports the outage.
   pool.on('error', () => {});
+  // Nor one dropped while checked out with no query in flight (between a write's pipelined statements): pg-pool
+  // listens only while a connection is idle, and pg then emits the error on the connection itself. Its queries are
+  // rejected with it all the same, and the pool discards the connection when it comes back.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const adapter = heldConnectionAware(new PrismaPg(pool, { disposeExternalPool: true }));
   const db = new PrismaClient({ adapter, log: onQuery ? [{ emit: 'event', level: 'query' }] : [] });
   if (onQuery) db.$on('query' as never, onQuery);
