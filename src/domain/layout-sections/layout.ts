@@ -4,7 +4,7 @@ import { text } from '../../schemas/text.ts';
 import type { SectionDefinition } from './fields.ts';
 import { SECTIONS } from './index.ts';
 
-/** The seven entrance effects a section may ask for (docs/content.md, "Layouts") */
+/** The seven entrance effects a section may ask for (docs/content.md, "Layouts"). */
 export const SECTION_EFFECTS = ['fade-up', 'fade', 'zoom-in', 'slide-left', 'slide-right', 'parallax', 'none'] as const;
 const Effect = z.enum(SECTION_EFFECTS);
 
