@@ -29,7 +29,14 @@ export type Contact = {
   billingName?: string; billingAddress?: string; billingZip?: string; billingCity?: string; billingCountry?: string; phoneNumber?: string;
 };
 
-export type Buyer = { keyId: string; agentName: string | null };
+/** Where an order comes from (docs/commerce.md): an agent's tools, the storefront, or a checkout protocol's session. */
+export type OrderChannel = 'agent' | 'web' | 'acp' | 'ucp';
+
+/**
+ * Who checks out: the owner of the cart (an API key, or the storefront's cookie-held cart owner), the agent's name
+ * when known, the channel, and for the protocols the checkout session the order came from (stored as acpSessionId).
+ */
+export type Buyer = { keyId: string; agentName: string | null; channel: OrderChannel; sessionId?: string | null };
 
 /**
  * Turns an open cart into an order in one transaction: stock taken, the discount's use counted, the order priced
@@ -89,7 +96,8 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
     invoiceId: null,
     invoicePdfUrl: null,
     discountCode: discount?.code ?? null,
-    isAiGenerated: true,
+    // Only the storefront's orders are placed by a person.
+    isAiGenerated: buyer.channel !== 'web',
     aiAgentSource: buyer.agentName,
     carrier: null,
     trackingNumber: null,
@@ -108,8 +116,8 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
     currency: terms.currency,
     // Prices are kept in the shop's currency and orders are charged in it, so there is nothing to convert.
     fxRate: 1,
-    channel: 'agent',
-    acpSessionId: null,
+    channel: buyer.channel,
+    acpSessionId: buyer.sessionId ?? null,
   };
   const items = lines.map((l) => ({
     id: newId(), orderId, productId: l.productId, productName: l.name, unitPriceDkk: l.priceDkk, quantity: l.quantity,
@@ -141,12 +149,12 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
            INSERT INTO "Order" (id, email, status, "shippingName", "shippingAddress", "shippingZip", "shippingCity", "billingName",
                                 "billingAddress", "billingZip", "billingCity", "billingCountry", "phoneNumber", "subtotalDkk", "shippingDkk",
                                 "discountDkk", "totalDkk", "vatOere", "discountCode", "isAiGenerated", "aiAgentSource", "createdAt",
-                                "updatedAt", "stripePaymentIntentId", "paymentMethod", currency, "fxRate", channel)
+                                "updatedAt", "stripePaymentIntentId", "paymentMethod", currency, "fxRate", channel, "acpSessionId")
            VALUES (${orderId}, ${order.email}, 'pending_payment', ${order.shippingName}, ${order.shippingAddress}, ${order.shippingZip},
                    ${order.shippingCity}, ${order.billingName}, ${order.billingAddress}, ${order.billingZip}, ${order.billingCity},
                    ${order.billingCountry}, ${order.phoneNumber}, ${order.subtotalDkk}, ${order.shippingDkk}, ${order.discountDkk},
-                   ${order.totalDkk}, ${order.vatOere}, ${order.discountCode}, true, ${order.aiAgentSource}, ${now}, ${now},
-                   ${order.stripePaymentIntentId}, ${order.paymentMethod}, ${order.currency}, 1, 'agent')),
+                   ${order.totalDkk}, ${order.vatOere}, ${order.discountCode}, ${order.isAiGenerated}, ${order.aiAgentSource}, ${now}, ${now},
+                   ${order.stripePaymentIntentId}, ${order.paymentMethod}, ${order.currency}, 1, ${order.channel}, ${order.acpSessionId})),
          placed_lines AS (
            INSERT INTO "OrderItem" (id, "orderId", "productId", "productName", "unitPriceDkk", quantity, "variantId", "variantSku", "variantAttributes")
            SELECT "itemId", ${orderId}, "productId", name, "priceDkk", quantity, "variantId", sku, attributes FROM expected),

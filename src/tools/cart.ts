@@ -11,7 +11,7 @@ import { emailInput } from '../schemas/web.ts';
 import {
   addCartLine, cartLines, cartSnapshot, cartView, findCart, lockOpenCart, pricedCart, setCartLine, type CartLine, type LineRef,
 } from '../services/carts.ts';
-import { placeOrder } from '../services/checkout.ts';
+import { placeOrder, type Buyer } from '../services/checkout.ts';
 
 const quantity = (min: 0 | 1) => z.number().int().min(min).max(MAX_INT);
 
@@ -185,7 +185,7 @@ export const cartTools = [
     }),
     output: CheckoutOut,
     async handler({ cartId, discountCode, ...contact }, ctx) {
-      const buyer = { keyId: keyIdOf(ctx), agentName: ctx.principal?.name ?? null };
+      const buyer: Buyer = { keyId: keyIdOf(ctx), agentName: ctx.principal?.name ?? null, channel: 'agent' };
       const placed = await placeOrder(ctx.db, buyer, cartId, contact, discountCode);
       ctx.audit({
         entityType: 'order',
