@@ -23,6 +23,7 @@ export const PROBLEMS = {
   slug_immutable: { status: 422, title: 'Slug cannot be changed', resolution: 'Remove slug from patch; create a new entity if a new slug is needed.' },
   category_not_empty: { status: 422, title: 'Category still has products', resolution: 'Move or delete the category’s products first.' },
   illegal_transition: { status: 422, title: 'Illegal status transition', resolution: 'Choose one of the legal targets listed in detail.' },
+  tracking_requires_shipped: { status: 422, title: 'Tracking only when shipping', resolution: 'Send carrier, trackingNumber and trackingUrl with status "shipped" only.' },
   discount_unavailable: { status: 422, title: 'Discount code unavailable', resolution: 'Use another code, or check it with discounts.list.' },
   out_of_stock: { status: 422, title: 'Out of stock', resolution: 'Reduce the quantity or choose another product.' },
   variant_required: { status: 422, title: 'Variant required', resolution: 'Name one of the variants listed in detail (variantId or sku), or change it with variants.update.' },

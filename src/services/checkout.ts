@@ -1,5 +1,7 @@
+import type { EmailConfig } from '../config.ts';
 import { deferWrite, type Tx } from '../db/client.ts';
 import { newId } from '../db/ids.ts';
+import { enqueueCheckoutConfirmation } from '../email/outbox.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
 import { manualPaymentProvider, type PaymentProvider } from '../domain/payment.ts';
 import { priceOrder } from '../domain/pricing.ts';
@@ -55,8 +57,10 @@ export type Buyer = { keyId: string; agentName: string | null; channel: OrderCha
  * for the cart lock, a price, the last units sold), agent_api_expect fails the statement as a serialization
  * failure and the call runs again (src/registry/invoke-tool.ts), now answering from the rows as they are.
  * Without a code the statements have no discount part at all, so an ordinary checkout never reads "DiscountCode".
+ * `email` is the service's SMTP settings (config.email): with them, a manually paid order's confirmation joins the
+ * same final statement (docs/email.md).
  */
-export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: Contact, discountCode: string | undefined) {
+export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: Contact, discountCode: string | undefined, email: EmailConfig | undefined) {
   const code = discountCode === undefined ? null : normalizeCode(discountCode);
   const { cart, terms, lines, discount: discountRow } = await lockCartForCheckout(tx, buyer.keyId, cartId, code);
   const now = new Date();
@@ -164,6 +168,7 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
            WHERE id = ${cartId}
              AND agent_api_expect((SELECT count(*) FROM lines) = ${lines.length} AND (SELECT count(*) FROM taken) = ${lines.length}${
                discount === null ? Prisma.empty : Prisma.sql` AND EXISTS (SELECT FROM discount)`}, 'the cart, its products or the discount code'))` });
+  await enqueueCheckoutConfirmation(tx, email, paymentProvider.name, orderId);
 
   const cartAfter = { ...cart, status: 'checked_out' as const, orderId, email: contact.email, discountCode: order.discountCode, updatedAt: now };
   return {

@@ -186,7 +186,7 @@ export const cartTools = [
     output: CheckoutOut,
     async handler({ cartId, discountCode, ...contact }, ctx) {
       const buyer: Buyer = { keyId: keyIdOf(ctx), agentName: ctx.principal?.name ?? null, channel: 'agent' };
-      const placed = await placeOrder(ctx.db, buyer, cartId, contact, discountCode);
+      const placed = await placeOrder(ctx.db, buyer, cartId, contact, discountCode, ctx.config.email);
       ctx.audit({
         entityType: 'order',
         entityId: placed.order.id,

@@ -11,9 +11,11 @@ import { createTestApp, type TestApp } from '../helpers/app.ts';
 // products.set_options and variants.create/update/delete/adjust_stock. The full list (54 tools, about 272 a tool)
 // has its own budget: reaching 12,000 would cost agents something they use (output envelope fields, input length
 // limits, field descriptions or the layout's section props; docs/agent-surfaces.md has the table of what each
-// thousand tokens would cost). Measured: 39 tools 11,479 with $defs and 11,788 inlined; 54 tools 14,730 and 15,039 (a variant's option names exclude "__proto__", as every map key does).
+// thousand tokens would cost). Measured: 39 tools 11,539 with $defs and 11,848 inlined; 54 tools 14,790 and 15,099 (a variant's option names exclude "__proto__", as every map key does).
+// Issue 28 raised the full list's budget from 15,050 by the 60 tokens of orders.update_status's carrier and tracking
+// fields (the buyer's shipping e-mail shows them; docs/email.md).
 const ORIGINAL_TOOLS_BUDGET = 12_000;
-const FULL_LIST_BUDGET = 15_050;
+const FULL_LIST_BUDGET = 15_100;
 const LEAN_LIST_BUDGET = 1_500;
 const LATER_TOOLS = new Set([
   'images.search_stock', 'products.set_options', 'variants.adjust_stock', 'variants.create', 'variants.delete', 'variants.update',
