@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEmailWorker, type EmailWorker } from '../../src/email/worker.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { lastAudit, okResult, sleep } from '../helpers/calls.ts';
-import { CHECKOUT_CONTACT, createProduct, makeOrder, makeProduct } from '../helpers/factories.ts';
+import { CHECKOUT_CONTACT, createProduct, makeDiscount, makeOrder, makeProduct } from '../helpers/factories.ts';
 import { expectProblem } from '../helpers/problem.ts';
 import { plainSpaces, startSmtp, type ReceivedEmail, type TestSmtp } from './smtp.ts';
 
@@ -104,16 +104,17 @@ describe('order confirmation of a manually paid order, at checkout', () => {
     expect(order.confirmationEmailSentAt).not.toBeNull();
   });
 
-  it('is in English when the shop’s language is English', async () => {
+  it('is in English when the shop’s language is English, with the discount and its code', async () => {
     okResult(await t.call('settings.update', { language: 'en-GB', shopName: 'Nordic Linen' }, key));
-    const orderId = await manualCheckout();
+    await makeDiscount(t.db, { code: 'TENOFF', type: 'percent', value: 10 });
+    const orderId = await manualCheckout({ discountCode: 'TENOFF' });
     const [mail] = await emailsOf(orderId, 1);
     expect(mail.subject).toBe(`Order confirmation ${orderId} from Nordic Linen`);
     const text = plainSpaces(mail.text);
     expect(text).toContain('Hello Ada Buyer,');
-    expect(text).toContain(`How to pay\nAmount: DKK 1,234.50\nPayment reference: ${orderId}`);
+    expect(text).toContain(`How to pay\nAmount: DKK 1,111.05\nPayment reference: ${orderId}`);
     expect(text).toContain('quoting the order number as the reference');
-    expect(text).toContain('Items: DKK 1,234.50\nShipping: DKK 0.00\nTotal: DKK 1,234.50\nIncluding VAT: DKK 246.90');
+    expect(text).toContain('Items: DKK 1,234.50\nDiscount (TENOFF): -DKK 123.45\nShipping: DKK 0.00\nTotal: DKK 1,111.05\nIncluding VAT: DKK 222.21');
     expect(text).toContain('Delivery address\nAda Buyer');
     expect(text).toContain('Kind regards\nNordic Linen');
     expect(mail.html).toContain('<html lang="en-GB">');
