@@ -8,9 +8,6 @@ import { Prisma } from '../generated/prisma/client.ts';
 import { cartSnapshot, lineAvailable, lineOptions, lockCartForCheckout, type CartLine } from './carts.ts';
 import { discountTerms, normalizeCode, usableNow } from './discounts.ts';
 
-/** How orders placed by agents are paid; swapping in a real processor means passing another provider here. */
-const paymentProvider: PaymentProvider = manualPaymentProvider;
-
 /** A line as a buyer names it: the product's slug, and the variant's option values when it has any. */
 const lineName = (line: CartLine) => `"${line.slug}"${line.optionValues.length === 0 ? '' : ` (${line.optionValues.join(' / ')})`}`;
 
@@ -56,7 +53,11 @@ export type Buyer = { keyId: string; agentName: string | null; channel: OrderCha
  * failure and the call runs again (src/registry/invoke-tool.ts), now answering from the rows as they are.
  * Without a code the statements have no discount part at all, so an ordinary checkout never reads "DiscountCode".
  */
-export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: Contact, discountCode: string | undefined) {
+export async function placeOrder(
+  tx: Tx, buyer: Buyer, cartId: string, contact: Contact, discountCode: string | undefined,
+  // How the order is paid (PAYMENTS_PROVIDER, docs/payments.md); starting it does no I/O inside this transaction.
+  paymentProvider: PaymentProvider = manualPaymentProvider,
+) {
   const code = discountCode === undefined ? null : normalizeCode(discountCode);
   const { cart, terms, lines, discount: discountRow } = await lockCartForCheckout(tx, buyer.keyId, cartId, code);
   const now = new Date();
@@ -71,7 +72,7 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
     terms.pricing,
   );
   const orderId = newId();
-  const payment = await paymentProvider.start({ orderId, totalDkk: money.totalDkk, currency: terms.currency });
+  const payment = paymentProvider.start({ orderId, totalDkk: money.totalDkk, currency: terms.currency });
   const order = {
     id: orderId,
     userId: null,
@@ -118,6 +119,8 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
     fxRate: 1,
     channel: buyer.channel,
     acpSessionId: buyer.sessionId ?? null,
+    refundedDkk: 0,
+    stripeCheckoutSessionId: null,
   };
   const items = lines.map((l) => ({
     id: newId(), orderId, productId: l.productId, productName: l.name, unitPriceDkk: l.priceDkk, quantity: l.quantity,
