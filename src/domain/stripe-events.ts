@@ -44,7 +44,10 @@ export function decidePayment(facts: PaymentFacts, order: PayableOrder): Payment
   const paidFirst: OrderStatus[] = awaiting ? ['paid'] : [];
   switch (facts.topic) {
     case 'payment':
-      if (facts.state === 'succeeded') return awaiting ? checked(order, ['paid'], null, true) : ignored(`already ${order.status}`);
+      if (facts.state === 'succeeded') {
+        // Paid for an order already cancelled (the session completed as it expired): illegal, so it is logged.
+        return awaiting || order.status === 'cancelled' ? checked(order, ['paid'], null, true) : ignored(`already ${order.status}`);
+      }
       if (facts.state === 'expired') {
         // Only the session the buyer was sent to ends the order; an older one replaced by orders.payment_link does not.
         const current = order.stripeCheckoutSessionId === null || order.stripeCheckoutSessionId === facts.sessionId;
@@ -61,9 +64,10 @@ export function decidePayment(facts: PaymentFacts, order: PayableOrder): Payment
     case 'refund': {
       const refunded = Math.min(order.totalDkk, Math.max(order.refundedDkk, facts.amountRefunded));
       const target: OrderStatus = facts.fullyRefunded || refunded >= order.totalDkk ? 'refunded' : 'partial_refund';
-      if (order.status === 'refunded') return { ...ignored('already refunded'), refundedDkk: refunded !== order.refundedDkk ? refunded : null };
-      // A further partial refund: the amount grows, the status stays.
-      if (order.status === target) return { steps: [], refundedDkk: refunded, recordsPayment: false, outcome: refunded === order.refundedDkk ? 'ignored' : 'applied', detail: 'refunded amount recorded' };
+      // Already there (a further partial refund, or a late event): only a larger amount is recorded.
+      if (order.status === 'refunded' || order.status === target) {
+        return refunded === order.refundedDkk ? ignored(`already ${order.status}`) : { ...ignored('refunded amount recorded'), refundedDkk: refunded, outcome: 'applied' };
+      }
       return checked(order, [...paidFirst, target], refunded, awaiting);
     }
     case 'dispute':

@@ -171,9 +171,19 @@ export async function refundAtStripe(
   }
 }
 
-/** The payment method type (card, mobilepay …) and the order id Stripe holds for a payment intent. */
-export async function paymentIntentFacts(config: Config, paymentIntentId: string): Promise<{ method: string | null; orderId: string | null }> {
-  const intent = await stripeClient(config).paymentIntents.retrieve(paymentIntentId, { expand: ['latest_charge'] });
+/**
+ * The payment method type (card, mobilepay …) and the order id Stripe holds for a payment intent; null when Stripe
+ * knows no such payment intent (another account's event). Other failures throw: the event is answered 5xx and
+ * Stripe delivers it again.
+ */
+export async function paymentIntentFacts(config: Config, paymentIntentId: string): Promise<{ method: string | null; orderId: string | null } | null> {
+  let intent: Stripe.PaymentIntent;
+  try {
+    intent = await stripeClient(config).paymentIntents.retrieve(paymentIntentId, { expand: ['latest_charge'] });
+  } catch (err) {
+    if (err instanceof Stripe.errors.StripeInvalidRequestError && err.statusCode === 404) return null;
+    throw err;
+  }
   const charge = intent.latest_charge;
   const method = charge !== null && typeof charge === 'object' ? (charge.payment_method_details?.type ?? null) : (intent.payment_method_types.length === 1 ? intent.payment_method_types[0] : null);
   return { method, orderId: intent.metadata?.orderId ?? null };

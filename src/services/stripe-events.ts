@@ -3,7 +3,8 @@ import type Stripe from 'stripe';
 import type { Config } from '../config.ts';
 import { inTransaction, type Db, type Tx } from '../db/client.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
-import { decidePayment, type PaymentFacts, type PaymentTopic } from '../domain/stripe-events.ts';
+import type { OrderStatus } from '../domain/order-transitions.ts';
+import { decidePayment, type PayableOrder, type PaymentFacts, type PaymentTopic } from '../domain/stripe-events.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { changeOrderStatus, loadOrder } from './orders.ts';
 import { orderIdOfPaymentIntent, paymentIntentFacts } from './payments.ts';
@@ -60,6 +61,10 @@ export function readEvent(event: Stripe.Event): Reading | null {
   }
 }
 
+const payableOf = (o: { status: OrderStatus; totalDkk: bigint; refundedDkk: bigint; stripeCheckoutSessionId: string | null }): PayableOrder => ({
+  status: o.status, totalDkk: Number(o.totalDkk), refundedDkk: Number(o.refundedDkk), stripeCheckoutSessionId: o.stripeCheckoutSessionId,
+});
+
 export type EventOutcome = 'applied' | 'ignored' | 'stale' | 'illegal_transition' | 'unknown_order' | 'unhandled' | 'duplicate';
 
 /**
@@ -77,14 +82,15 @@ export async function applyStripeEvent(db: Db, config: Config, event: Stripe.Eve
   if (reading) {
     const { refs } = reading;
     orderId = refs.orderId ?? (refs.paymentIntentId ? await orderIdOfPaymentIntent(db, refs.paymentIntentId) : null);
-    const order = orderId === null ? null : await db.order.findUnique({ where: { id: orderId }, select: { status: true } });
-    if (orderId !== null && order === null) orderId = null;
-    const mayRecordPayment = order === null || order.status === 'pending_payment' || order.status === 'pending';
-    // A payment intent Stripe holds our order id for (payment_intent_data.metadata), asked only when it can matter.
-    if (refs.paymentIntentId && mayRecordPayment && (orderId === null || method === null) && config.payments.stripe) {
+    const order = orderId === null ? null : await db.order.findUnique({ where: { id: orderId } });
+    if (order === null) orderId = null;
+    // Asked only when it can matter: the order behind a payment intent Stripe holds our id for
+    // (payment_intent_data.metadata), or the method of a payment this event records.
+    const recordsPayment = order !== null && decidePayment(reading.facts, payableOf(order)).recordsPayment;
+    if (refs.paymentIntentId && (order === null || (recordsPayment && method === null)) && config.payments.stripe) {
       const intent = await paymentIntentFacts(config, refs.paymentIntentId);
-      orderId ??= intent.orderId;
-      method ??= intent.method;
+      orderId ??= intent?.orderId ?? null;
+      method ??= intent?.method ?? null;
     }
   }
   const createdAt = new Date(event.created * 1000);
@@ -112,16 +118,16 @@ async function decideAndApply(
   const [locked] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "Order" WHERE id = ${orderId} FOR UPDATE`;
   if (!locked) return 'unknown_order';
   const { facts, refs } = reading;
-  // A review or dispute flips back and forth; an older event of one never undoes what a newer one did.
+  // A review or dispute flips back and forth: an event older than one of the same topic already received (applied
+  // or not) says what Stripe's object was before, never what it is now.
   if (facts.topic === 'review' || facts.topic === 'dispute') {
     const [newer] = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM "StripeEvent" WHERE "orderId" = ${orderId} AND topic = ${facts.topic} AND outcome = 'applied' AND "stripeCreatedAt" > ${createdAt} LIMIT 1`;
+      SELECT id FROM "StripeEvent"
+      WHERE "orderId" = ${orderId} AND topic = ${facts.topic} AND id <> ${event.id} AND "stripeCreatedAt" > ${createdAt} LIMIT 1`;
     if (newer) return 'stale';
   }
   const before = await loadOrder(tx, orderId);
-  const decision = decidePayment(facts, {
-    status: before.status, totalDkk: Number(before.totalDkk), refundedDkk: Number(before.refundedDkk), stripeCheckoutSessionId: before.stripeCheckoutSessionId,
-  });
+  const decision = decidePayment(facts, payableOf(before));
   const meta = { actor: 'stripe', stripeEventId: event.id, stripeEventType: event.type };
   if (decision.outcome === 'illegal_transition') {
     log.warn({ stripeEvent: event.id, type: event.type, order: orderId, status: before.status, detail: decision.detail }, 'Stripe event asks for an illegal transition; ignored');

@@ -77,7 +77,7 @@ export type FakeStripe = {
   close: () => Promise<void>;
 };
 
-export async function startFakeStripe(opts: { secretKey?: string; webhookSecret?: string; latencyMs?: number } = {}): Promise<FakeStripe> {
+export async function startFakeStripe(opts: { secretKey?: string; webhookSecret?: string; latencyMs?: number; port?: number } = {}): Promise<FakeStripe> {
   const secretKey = opts.secretKey ?? 'sk_test_fake';
   const webhookSecret = opts.webhookSecret ?? 'whsec_fakeStripeSigningSecret';
   const sessions = new Map<string, Json>();
@@ -202,7 +202,7 @@ export async function startFakeStripe(opts: { secretKey?: string; webhookSecret?
       res.end(JSON.stringify({ error: { type: 'api_error', message: String(err) } }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
   const fake: FakeStripe = {

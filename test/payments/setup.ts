@@ -17,7 +17,7 @@ export type PaymentsWorld = {
   t: TestApp;
   stripe: FakeStripe;
   key: string;
-  /** A product with 10 units at 100.00 DKK. */
+  /** A product with 1,000 units at 100.00 DKK. */
   product: { id: string; slug: string };
   checkout: (quantity?: number, discountCode?: string) => Promise<Checkout>;
   /** The order as orders.get returns it. */
@@ -38,7 +38,7 @@ export async function paymentsWorld(opts: { env?: Record<string, string>; stripe
   const stripe = await startFakeStripe();
   const t = await createTestApp({ env: { ...stripeEnv({ ...stripe, url: opts.stripeUrl ?? stripe.url }), ...opts.env } });
   const key = await t.key();
-  const product = await createProduct(t, key, { priceDkk: 10_000, stock: 10 });
+  const product = await createProduct(t, key, { priceDkk: 10_000, stock: 1000 });
   const world: PaymentsWorld = {
     t, stripe, key, product,
     async checkout(quantity = 1, discountCode) {
