@@ -4,7 +4,7 @@ import { AppError, isRetryableConflict } from '../errors.ts';
 import type { Cart } from '../generated/prisma/client.ts';
 import { recordWrite, type AuditRow } from '../registry/idempotency.ts';
 import { addCartLine, cartLines, cartSnapshot, cartView, lockOpenCart, setCartLine, type CartLine } from './carts.ts';
-import { placeOrder, type Contact } from './checkout.ts';
+import { placeOrder, type CheckoutSetup, type Contact } from './checkout.ts';
 import { normalizeCode, usableDiscount } from './discounts.ts';
 
 // The storefront's cart and checkout (docs/storefront.md, "Buying on the storefront"): the same cart, pricing, stock
@@ -118,10 +118,10 @@ export class PriceChanged extends Error {}
  * the checkout page showed: an order priced otherwise (a price or the shipping changed meanwhile) is rolled back, so
  * the shopper never pays what they were not shown.
  */
-export function checkOutWebCart(db: Db, who: WebWrite, cartId: string, contact: Contact, expectedTotal: number) {
+export function checkOutWebCart(db: Db, who: WebWrite, cartId: string, contact: Contact, expectedTotal: number, setup: CheckoutSetup) {
   return webWrite(db, 'storefront.checkout', who, async (tx, audit) => {
     const cart = await tx.cart.findUnique({ where: { id: cartId }, select: { discountCode: true } });
-    const placed = await placeOrder(tx, { keyId: who.ownerId, agentName: null, channel: 'web' }, cartId, contact, cart?.discountCode ?? undefined);
+    const placed = await placeOrder(tx, { keyId: who.ownerId, agentName: null, channel: 'web' }, cartId, contact, cart?.discountCode ?? undefined, setup);
     if (placed.money.totalDkk !== expectedTotal) throw new PriceChanged(`the order totals ${placed.money.totalDkk}, the page showed ${expectedTotal}`);
     audit({
       entityType: 'order',
