@@ -27,6 +27,8 @@ export type CaseDef = {
   next?: { service: Stream; baseline?: Stream };
   /** Connections for this case instead of BENCH_CONNECTIONS. */
   connections?: number;
+  /** Measured on the second service started with PAYMENTS_PROVIDER=stripe against the fake Stripe API. */
+  stripe?: boolean;
 };
 
 export const MCP_ERAS = ['2025-11-25', '2026-07-28'] as const;
@@ -69,6 +71,7 @@ export const C = {
   replay: 'products.update replayed (same Idempotency-Key)',
   addItem: 'cart.add_item (authenticated write)',
   checkout: 'checkout.create_order (distinct products, Idempotency-Key)',
+  checkoutStripe: 'checkout.create_order (PAYMENTS_PROVIDER=stripe, fake Stripe)',
   hot: 'checkout.create_order (one hot product, 20 connections)',
   discount: 'discounts.create (authenticated write)',
 } as const;
@@ -178,6 +181,16 @@ export function buildCases(fx: Fixtures, products: number, writes: WriteFixtures
         bodies: [],
         baseline: true,
         next: { service: checkoutStream(writes.distinct.service, 'distinct-s'), baseline: checkoutStream(writes.distinct.baseline, 'distinct-b') },
+      },
+      {
+        // The same checkouts with the Checkout Session opened after the commit, measured in the same rounds.
+        ...write,
+        group: 'checkout',
+        name: C.checkoutStripe,
+        path: tool('checkout.create_order'),
+        bodies: [],
+        stripe: true,
+        next: { service: checkoutStream(writes.distinct.stripe, 'distinct-st') },
       },
       {
         ...write,

@@ -18,6 +18,7 @@ import { soak, type SoakResult } from './soak.ts';
 import { createBenchDatabase, Q_WORD, seedBenchData, type BenchDatabase, type SeedStats } from './seed.ts';
 import { BASELINE, LARGEST, NOISY_CORES, ROOT, START, settings } from './settings.ts';
 import { checkCheckoutIdentical, checkNotOversold, prepareWrites } from './write-cases.ts';
+import { startFakeStripe } from '../test/fakes/stripe-server.ts';
 
 export type CaseResult = {
   name: string;
@@ -77,7 +78,7 @@ export async function runSize(products: number): Promise<SizeResult> {
   const { key, id: keyId } = await createKey(prisma, { name: 'bench', scopes: [...SCOPES] });
   await prisma.$disconnect();
   const fixtures = await loadFixtures(db.url);
-  const writeNames = [C.addItem, C.checkout, C.hot, C.discount];
+  const writeNames = [C.addItem, C.checkout, C.checkoutStripe, C.hot, C.discount];
   const writes = products === LARGEST && (!settings.caseFilter || writeNames.some((n) => settings.caseFilter!.test(n)))
     ? await prepareWrites(db.url, keyId)
     : null;
@@ -85,6 +86,8 @@ export async function runSize(products: number): Promise<SizeResult> {
 
   const service = await startService(db.url, String(products));
   const baseline = await startBaseline(db.url);
+  const stripe = cases.some((c) => c.stripe) ? await startStripeService(db.url, String(products)) : null;
+  const serverOf = (c: CaseDef) => (c.stripe && stripe ? stripe.service : service);
   console.log(`service pid ${service.pid} on :${service.port}, baseline pid ${baseline.pid} on :${baseline.port}`);
   // A ratio compares two ways of running only if both sides run alike: bundles of this build, no loader, same node.
   const node = settings.serverNode.path;
@@ -114,7 +117,7 @@ export async function runSize(products: number): Promise<SizeResult> {
   for (const group of groups) {
     const runnable: CaseDef[] = [];
     for (const c of cases.filter((x) => x.group === group)) {
-      const problem = await probe(c, service, key);
+      const problem = await probe(c, serverOf(c), key);
       if (!problem) {
         runnable.push(c);
         continue;
@@ -127,12 +130,12 @@ export async function runSize(products: number): Promise<SizeResult> {
     }
     if (runnable.length === 0) continue;
     const legs: Leg[] = runnable.flatMap((c) => [
-      { key: `${c.name}|service`, server: service, path: c.path, bodies: c.bodies, auth: c.auth, mcp: c.mcp, pages: c.pages, next: c.next?.service, connections: c.connections },
+      { key: `${c.name}|service`, server: serverOf(c), path: c.path, bodies: c.bodies, auth: c.auth, mcp: c.mcp, pages: c.pages, next: c.next?.service, connections: c.connections },
       ...(c.baseline
         ? [{ key: `${c.name}|baseline`, server: baseline, path: c.path, bodies: c.bodies, auth: false, mcp: false as const, next: c.next?.baseline, connections: c.connections }]
         : []),
     ]);
-    const m = await measureGroup(legs, key, db.name, [service, baseline]);
+    const m = await measureGroup(legs, key, db.name, [service, baseline, ...(stripe ? [stripe.service] : [])]);
     for (const c of runnable) {
       const s = m.legs.get(`${c.name}|service`)!;
       const b = m.legs.get(`${c.name}|baseline`);
@@ -189,12 +192,28 @@ export async function runSize(products: number): Promise<SizeResult> {
 
   await service.stop();
   await baseline.stop();
+  await stripe?.stop();
   if (settings.cpuProf) {
     const kept = keepProfile(String(products));
     if (kept) console.log(`CPU profile of the service: ${path.relative(process.cwd(), kept)} (npx tsx bench/profile-summary.ts ${path.relative(process.cwd(), kept)})`);
   }
   await db.drop();
   return { products, runtime, seed, cases: results, ceiling, serviceMemory, baselineMemory, toolListTokens: listTokens, soak: soaked };
+}
+
+/**
+ * A second service with PAYMENTS_PROVIDER=stripe, its SDK pointed at the fake Stripe API on loopback (which needs
+ * OUTBOUND_ALLOW_PRIVATE and STRIPE_API_URL, both refused with NODE_ENV=production: this one runs as development,
+ * which changes no code path of a checkout).
+ */
+async function startStripeService(databaseUrl: string, label: string) {
+  const fake = await startFakeStripe();
+  const service = await startService(databaseUrl, `${label}-stripe`, {
+    NODE_ENV: 'development', OUTBOUND_ALLOW_PRIVATE: '1', PAYMENTS_PROVIDER: 'stripe',
+    STRIPE_SECRET_KEY: fake.secretKey, STRIPE_WEBHOOK_SECRET: fake.webhookSecret, STRIPE_API_URL: fake.url,
+  });
+  console.log(`service with PAYMENTS_PROVIDER=stripe pid ${service.pid} on :${service.port}, fake Stripe at ${fake.url}`);
+  return { service, stop: async () => { await service.stop(); await fake.close(); } };
 }
 
 /** CPU milliseconds per request of a case: the service process plus its PostgreSQL backends. */

@@ -129,7 +129,7 @@ export async function checkNotOversold(url: string, hot: { productId: string; st
 }
 
 export type WriteFixtures = {
-  distinct: { service: string[]; baseline: string[] };
+  distinct: { service: string[]; baseline: string[]; stripe: string[] };
   /** The products of the service's distinct-product carts (plenty of stock), for the soak's carts. */
   distinctProducts: string[];
   hot: Record<'service' | 'baseline', { carts: string[]; productId: string; stock: number; soldBefore: number }>;
@@ -156,6 +156,8 @@ export async function prepareWrites(url: string, keyId: string): Promise<WriteFi
     distinct: {
       service: await makeCarts(url, keyId, 'ds', n, distinct.ids.slice(0, half)),
       baseline: await makeCarts(url, keyId, 'db', n, distinct.ids.slice(half)),
+      // The service's products again: the two legs run one after the other, and stock is plenty for both.
+      stripe: await makeCarts(url, keyId, 'dst', n, distinct.ids.slice(0, half)),
     },
     distinctProducts: distinct.ids.slice(0, half),
     hot: {

@@ -1,9 +1,10 @@
 import Stripe from 'stripe';
 import type { Config, EmailConfig } from '../config.ts';
-import type { DbClient, Tx } from '../db/client.ts';
+import { queryRows, type DbClient, type Tx } from '../db/client.ts';
 import { assertTransition, type OrderStatus } from '../domain/order-transitions.ts';
 import { formatAmount } from '../domain/payment.ts';
 import { AppError } from '../errors.ts';
+import { Prisma } from '../generated/prisma/client.ts';
 import { changeOrderStatus, loadOrder } from './orders.ts';
 
 // Stripe, on its official SDK (docs/payments.md): Checkout Sessions for placed orders and refunds. Every call is made
@@ -52,7 +53,26 @@ async function atStripe<T>(call: () => Promise<T>): Promise<T> {
 
 export type PaymentLink = { provider: 'stripe'; url: string; expiresAt: string; sessionId: string };
 
-type OrderForSession = Awaited<ReturnType<typeof loadOrder>>;
+type Amount = bigint | string | number;
+/** What a Checkout Session is made of: the order's amounts and lines, read in one statement. */
+export type OrderForSession = {
+  id: string; status: string; email: string; currency: string; totalDkk: number; shippingDkk: number; discountDkk: number;
+  discountCode: string | null; stripeCheckoutSessionId: string | null;
+  items: { productName: string; unitPriceDkk: number; quantity: number; variantAttributes: unknown }[];
+};
+type SessionRow = Omit<OrderForSession, 'totalDkk' | 'shippingDkk' | 'discountDkk'> & { totalDkk: Amount; shippingDkk: Amount; discountDkk: Amount };
+
+/** The order and its lines in one round trip (it runs on every Stripe checkout, after the commit). */
+async function orderForSession(db: DbClient, orderId: string): Promise<OrderForSession> {
+  const [row] = await queryRows<SessionRow>(db, Prisma.sql`
+    SELECT o.id, o.status, o.email, o.currency, o."totalDkk", o."shippingDkk", o."discountDkk", o."discountCode", o."stripeCheckoutSessionId",
+           COALESCE((SELECT json_agg(json_build_object('productName', i."productName", 'unitPriceDkk', i."unitPriceDkk", 'quantity', i.quantity,
+                                                       'variantAttributes', i."variantAttributes") ORDER BY i.id)
+                     FROM "OrderItem" i WHERE i."orderId" = o.id), '[]'::json) AS items
+    FROM "Order" o WHERE o.id = ${orderId}`, { prepareAs: 'order_for_session' });
+  if (!row) throw new AppError('not_found', `No order with id "${orderId}".`);
+  return { ...row, totalDkk: Number(row.totalDkk), shippingDkk: Number(row.shippingDkk), discountDkk: Number(row.discountDkk) };
+}
 
 /** A line's name as the buyer saw it: the product, and the variant's option values when it has any. */
 function lineName(item: OrderForSession['items'][number]): string {
@@ -70,16 +90,16 @@ function lineName(item: OrderForSession['items'][number]): string {
  */
 export function lineItems(order: OrderForSession): Stripe.Checkout.SessionCreateParams.LineItem[] {
   const currency = order.currency.toLowerCase();
-  const line = (name: string, amount: bigint | number, quantity: bigint | number, description?: string) => ({
+  const line = (name: string, amount: number, quantity: number, description?: string) => ({
     price_data: { currency, unit_amount: Number(amount), product_data: { name, ...(description ? { description } : {}) } },
     quantity: Number(quantity),
   });
   const lines = order.items.map((i) => line(lineName(i), i.unitPriceDkk, i.quantity));
-  if (order.shippingDkk > 0n) lines.push(line('Shipping', order.shippingDkk, 1));
+  if (order.shippingDkk > 0) lines.push(line('Shipping', order.shippingDkk, 1));
   const sum = lines.reduce((n, l) => n + l.price_data.unit_amount * l.quantity, 0);
-  if (order.discountDkk === 0n && sum === Number(order.totalDkk) && lines.length <= 100) return lines;
-  const items = order.items.map((i) => `${Number(i.quantity)} × ${lineName(i)}`).join(', ');
-  const discount = order.discountCode ? `; discount ${order.discountCode} −${formatAmount(Number(order.discountDkk))}` : '';
+  if (order.discountDkk === 0 && sum === order.totalDkk && lines.length <= 100) return lines;
+  const items = order.items.map((i) => `${i.quantity} × ${lineName(i)}`).join(', ');
+  const discount = order.discountCode ? `; discount ${order.discountCode} −${formatAmount(order.discountDkk)}` : '';
   return [line(`Order ${order.id}`, order.totalDkk, 1, `${items}${discount}`.slice(0, 500))];
 }
 
@@ -101,7 +121,7 @@ function linkOf(session: Stripe.Checkout.Session): PaymentLink {
  */
 export async function openCheckoutSession(db: DbClient, config: Config, orderId: string): Promise<PaymentLink> {
   const stripe = stripeClient(config);
-  const order = await loadOrder(db, orderId);
+  const order = await orderForSession(db, orderId);
   assertPayable(order);
   const previous = order.stripeCheckoutSessionId;
   if (previous !== null) {
