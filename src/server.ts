@@ -8,6 +8,7 @@ import { connectRedis } from './db/redis.ts';
 import type { Lifecycle } from './http/health.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startOAuthHousekeeping } from './oauth/housekeeping.ts';
+import { startSessionSweep } from './services/checkout-sessions.ts';
 import { serveMetrics } from './metrics/server.ts';
 import { listenFailure, SetupError } from './setup-error.ts';
 import { onShutdownSignal } from './shutdown.ts';
@@ -73,6 +74,9 @@ try {
   // Closed after the app (closers run in reverse): deliveries in flight finish before the database goes.
   const webhooks = startDeliveryWorker({ db: workerDb, config, log: app.log, fetch: serviceSafeFetch(config), secrets });
   closers.push(() => webhooks.stop());
+  // Expired checkout sessions of the checkout protocols are closed (docs/agentic-checkout.md).
+  const sweep = startSessionSweep({ db, log: app.log });
+  closers.push(() => sweep.stop());
   // Expired authorization-server records and registered clients unused for 7 days (docs/oauth.md).
   if (!config.oauth.issuer) {
     const housekeeping = startOAuthHousekeeping({ db, log: app.log });

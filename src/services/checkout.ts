@@ -56,18 +56,19 @@ export type Buyer = { keyId: string; agentName: string | null; channel: OrderCha
  * failure and the call runs again (src/registry/invoke-tool.ts), now answering from the rows as they are.
  * Without a code the statements have no discount part at all, so an ordinary checkout never reads "DiscountCode".
  */
-export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: Contact, discountCode: string | undefined) {
-  const code = discountCode === undefined ? null : normalizeCode(discountCode);
-  const { cart, terms, lines, discount: discountRow } = await lockCartForCheckout(tx, buyer.keyId, cartId, code);
+export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: Contact, discountCode: string | readonly string[] | undefined) {
+  // Several codes (a checkout session's) apply one after another, in the order given; each is counted once.
+  const codes = [...new Set((discountCode === undefined ? [] : typeof discountCode === 'string' ? [discountCode] : discountCode).map(normalizeCode))];
+  const { cart, terms, lines, discounts: discountRows } = await lockCartForCheckout(tx, buyer.keyId, cartId, codes);
   const now = new Date();
   if (lines.length === 0) throw new AppError('empty_cart', `Cart "${cartId}" is empty.`);
   const short = lines.find((l) => !lineAvailable(l));
   if (short) throw outOfStock(short);
-  const discount = code === null ? null : usableNow(discountRow, code, now);
+  const discounts = codes.map((code) => usableNow(discountRows.find((r) => r.code === code) ?? null, code, now));
 
   const money = priceOrder(
     lines.map((l) => ({ unitPriceDkk: Number(l.priceDkk), quantity: Number(l.quantity) })),
-    discount && discountTerms(discount),
+    discounts.map(discountTerms),
     terms.pricing,
   );
   const orderId = newId();
@@ -95,7 +96,8 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
     invoiceProvider: null,
     invoiceId: null,
     invoicePdfUrl: null,
-    discountCode: discount?.code ?? null,
+    // Several codes are kept comma-separated (codes never contain a comma); a cancellation gives each a use back.
+    discountCode: discounts.length === 0 ? null : discounts.map((d) => d.code).join(','),
     // Only the storefront's orders are placed by a person.
     isAiGenerated: buyer.channel !== 'web',
     aiAgentSource: buyer.agentName,
@@ -123,7 +125,7 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
     id: newId(), orderId, productId: l.productId, productName: l.name, unitPriceDkk: l.priceDkk, quantity: l.quantity,
     variantId: l.variantId, variantSku: l.sku, variantAttributes: lineOptions(l),
   }));
-  await deferWrite(tx, { name: 'place_order', prepared: code === null, ctes: Prisma.sql`
+  await deferWrite(tx, { name: 'place_order', prepared: codes.length === 0, ctes: Prisma.sql`
          expected AS (
            SELECT * FROM unnest(${items.map((i) => i.id)}::text[], ${lines.map((l) => l.productId)}::text[], ${lines.map((l) => l.variantId)}::text[],
                                 ${lines.map((l) => l.quantity.toString())}::bigint[], ${lines.map((l) => l.priceDkk.toString())}::bigint[],
@@ -138,13 +140,15 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
            WHERE v.id = e."variantId" AND v."productId" = p.id AND p.id IN (SELECT id FROM locked) AND p."deletedAt" IS NULL AND v."deletedAt" IS NULL
              AND (v.stock >= e.quantity OR NOT v."trackStock" OR v."allowBackorder")
              AND v."priceDkk" = e."priceDkk" AND p.name = e.name AND p.slug = e.slug
-           RETURNING v.id),${discount === null ? Prisma.empty : Prisma.sql`
+           RETURNING v.id),${discounts.length === 0 ? Prisma.empty : Prisma.sql`
          discount AS (
-           UPDATE "DiscountCode" SET "usageCount" = "usageCount" + 1, "updatedAt" = ${now}
-           WHERE code = ${discount.code} AND type = ${discount.type}::"DiscountType" AND value = ${discount.value.toString()}::bigint AND active
-             AND ("validUntil" IS NULL OR "validUntil" > ${now}) AND ("usageLimit" IS NULL OR "usageCount" < "usageLimit")
+           UPDATE "DiscountCode" d SET "usageCount" = d."usageCount" + 1, "updatedAt" = ${now}
+           FROM unnest(${discounts.map((x) => x.code)}::text[], ${discounts.map((x) => x.type)}::text[], ${discounts.map((x) => x.value.toString())}::bigint[])
+             AS read(code, type, value)
+           WHERE d.code = read.code AND d.type = read.type::"DiscountType" AND d.value = read.value AND d.active
+             AND (d."validUntil" IS NULL OR d."validUntil" > ${now}) AND (d."usageLimit" IS NULL OR d."usageCount" < d."usageLimit")
              AND (SELECT count(*) FROM taken) = ${lines.length}
-           RETURNING code),`}
+           RETURNING d.code),`}
          placed_order AS (
            INSERT INTO "Order" (id, email, status, "shippingName", "shippingAddress", "shippingZip", "shippingCity", "billingName",
                                 "billingAddress", "billingZip", "billingCity", "billingCountry", "phoneNumber", "subtotalDkk", "shippingDkk",
@@ -163,7 +167,7 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
                              "updatedAt" = ${now}
            WHERE id = ${cartId}
              AND agent_api_expect((SELECT count(*) FROM lines) = ${lines.length} AND (SELECT count(*) FROM taken) = ${lines.length}${
-               discount === null ? Prisma.empty : Prisma.sql` AND EXISTS (SELECT FROM discount)`}, 'the cart, its products or the discount code'))` });
+               discounts.length === 0 ? Prisma.empty : Prisma.sql` AND (SELECT count(*) FROM discount) = ${discounts.length}`}, 'the cart, its products or the discount code'))` });
 
   const cartAfter = { ...cart, status: 'checked_out' as const, orderId, email: contact.email, discountCode: order.discountCode, updatedAt: now };
   return {
