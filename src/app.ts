@@ -30,12 +30,15 @@ import { openSecretBox } from './secrets/key-file.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
 import { cimdFetch } from './oauth/cimd-fetch.ts';
 import type { Tool } from './registry/define-tool.ts';
-import { TOOLS } from './tools/index.ts';
+import { PROTOCOL_TOOLS, TOOLS } from './tools/index.ts';
+import { registerUcpRoutes } from './http/ucp-routes.ts';
 
 export type AppDeps = {
   db: Db;
   /** Defaults to the full registry; tests may add tools (e.g. a deprecated one). */
   tools?: readonly Tool[];
+  /** The checkout protocols' tools (UCP's MCP binding); defaults to all of them. */
+  protocolTools?: readonly Tool[];
   /** An ioredis client for shared rate-limit counters. */
   redis?: unknown;
   /** Tests point host names at chosen addresses (webhook endpoint URLs are resolved when they are set). */
@@ -98,10 +101,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const invokeDeps = { db: deps.db, config, secrets };
 
   registerToolRoutes(app, invokeDeps, tools, guard, limiters);
+  // The checkout protocols' tools join the MCP catalog (listed only to keys with checkout:agent) and back their REST routes.
+  const protocolTools = deps.protocolTools ?? PROTOCOL_TOOLS;
   const mcp = registerMcp(app, {
-    deps: invokeDeps, tools, guard, limiters, config,
+    deps: invokeDeps, tools: [...tools, ...protocolTools], guard, limiters, config,
     adminGuard: createRequestGuard(limiters, authenticate, { requireCredentials: true }),
   });
+  registerUcpRoutes(app, { deps: invokeDeps, config, tools: protocolTools, guard, limiters });
   registerDiscoveryRoutes(app, { config, tools, mcp });
   registerReference(app);
   registerStripeWebhook(app, { db: deps.db, config, limiters });

@@ -103,6 +103,7 @@ const ConfigSchema = z.object({
     .transform((list) => list.split(',').map((m) => m.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^[a-z_]+$/)).min(1))
     .describe('a comma-separated list of Stripe payment method types, e.g. card,mobilepay'),
+  UCP_SIMULATION_SECRET: z.string().min(16, 'must be at least 16 characters').optional().describe('a secret of at least 16 characters (never with NODE_ENV=production)'),
 });
 
 type Settings = z.infer<typeof ConfigSchema>;
@@ -187,6 +188,13 @@ export type Config = Readonly<{
   shutdownTimeoutMs: number;
   /** A separate listener for GET /metrics; undefined: no metrics are served. */
   metrics: Readonly<{ host: string; port: number }> | undefined;
+  /** The agentic checkout protocols (docs/agentic-checkout.md). */
+  checkout: Readonly<{
+    /** The test payment handler (success, declined, fraud by token) is offered: never when NODE_ENV=production. */
+    testPaymentHandler: boolean;
+    /** Unlocks POST /testing/simulate-shipping/{id} for conformance runs; unset: the route does not exist. */
+    simulationSecret: string | undefined;
+  }>;
 }>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -258,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     metrics: e.METRICS_PORT === undefined ? undefined : Object.freeze({ host: e.METRICS_HOST, port: e.METRICS_PORT }),
     email: e.SMTP_URL === undefined ? undefined : emailConfig(e.SMTP_URL, e.MAIL_FROM, e.PUBLIC_BASE_URL, e.MAIL_RETRY_SCHEDULE),
+    checkout: Object.freeze({ testPaymentHandler: env.NODE_ENV !== 'production', simulationSecret: e.UCP_SIMULATION_SECRET }),
   });
 }
 
@@ -318,6 +327,9 @@ function crossFieldProblems(e: z.infer<typeof ConfigSchema>, nodeEnv: string | u
   }
   if (!e.SECRETS_KEY && nodeEnv === 'production') {
     problems.push('SECRETS_KEY: required when NODE_ENV=production (it encrypts the secrets kept in the database; make one with openssl rand -base64 32)');
+  }
+  if (e.UCP_SIMULATION_SECRET && nodeEnv === 'production') {
+    problems.push('UCP_SIMULATION_SECRET: must not be set when NODE_ENV=production (it unlocks a test route that ships orders)');
   }
   if (e.SECRETS_KEY_PREVIOUS && !e.SECRETS_KEY) problems.push('SECRETS_KEY_PREVIOUS: only together with SECRETS_KEY, the key that replaces it');
   if (e.IMAGES_PROVIDER === 'unsplash' && !e.UNSPLASH_ACCESS_KEY) problems.push('UNSPLASH_ACCESS_KEY: required when IMAGES_PROVIDER=unsplash');

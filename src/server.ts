@@ -9,6 +9,7 @@ import { connectRedis } from './db/redis.ts';
 import type { Lifecycle } from './http/health.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startOAuthHousekeeping } from './oauth/housekeeping.ts';
+import { startSessionSweep } from './services/checkout-sessions.ts';
 import { serveMetrics } from './metrics/server.ts';
 import { listenFailure, SetupError } from './setup-error.ts';
 import { onShutdownSignal } from './shutdown.ts';
@@ -82,6 +83,9 @@ try {
     const emails = startEmailWorker({ db: emailDb, email: config.email, log: app.log });
     closers.push(() => emails.stop());
   }
+  // Expired checkout sessions of the checkout protocols are closed (docs/agentic-checkout.md).
+  const sweep = startSessionSweep({ db, log: app.log });
+  closers.push(() => sweep.stop());
   // Expired authorization-server records and registered clients unused for 7 days (docs/oauth.md).
   if (!config.oauth.issuer) {
     const housekeeping = startOAuthHousekeeping({ db, log: app.log });

@@ -29,10 +29,12 @@ function divRoundHalfUp(a: bigint, b: bigint): bigint {
 }
 
 /**
- * The money of an order, in øre, from its lines, an optional discount and the shop's settings:
+ * The money of an order, in øre, from its lines, its discounts (none, one, or several applied one after another) and
+ * the shop's settings:
  *
  * - subtotal = Σ unit price × quantity;
- * - discount: percent → subtotal × value / 100 rounded half-up to the øre; fixed → value; never more than the subtotal;
+ * - discounts, in the order given, each on what the earlier ones left: percent → that amount × value / 100 rounded
+ *   half-up to the øre; fixed → value; never more than what is left (so the goods never go below zero);
  * - shipping: 0 for an empty order or when subtotal − discount reaches the free-shipping threshold, else the fee;
  * - total = subtotal − discount + shipping;
  * - VAT: prices include VAT, so the VAT share of the total is total × rate / (10000 + rate) (rate in basis points),
@@ -41,14 +43,28 @@ function divRoundHalfUp(a: bigint, b: bigint): bigint {
  * Computed in BigInt so nothing is rounded by floating point; an amount beyond the API's integer bound
  * (2^53 − 1 øre) is refused with 400 instead of being stored wrong.
  */
-export function priceOrder(lines: readonly PriceLine[], discount: DiscountTerms | null, settings: PricingSettings): PriceBreakdown {
-  const subtotal = lines.reduce((sum, l) => sum + BigInt(l.unitPriceDkk) * BigInt(l.quantity), 0n);
-  let discountAmount = 0n;
-  if (discount?.type === 'percent') discountAmount = divRoundHalfUp(subtotal * BigInt(discount.value), 100n);
-  if (discount?.type === 'fixed') discountAmount = BigInt(discount.value);
-  if (discountAmount > subtotal) discountAmount = subtotal;
+export function priceOrder(lines: readonly PriceLine[], discount: DiscountTerms | readonly DiscountTerms[] | null, settings: PricingSettings): PriceBreakdown {
+  return priceOrderParts(lines, discount, settings).money;
+}
 
-  const goods = subtotal - discountAmount;
+/** priceOrder, with what each discount took (øre, in the order given): a checkout session shows them one by one. */
+export function priceOrderParts(
+  lines: readonly PriceLine[],
+  discount: DiscountTerms | readonly DiscountTerms[] | null,
+  settings: PricingSettings,
+): { money: PriceBreakdown; discountParts: number[] } {
+  const subtotal = lines.reduce((sum, l) => sum + BigInt(l.unitPriceDkk) * BigInt(l.quantity), 0n);
+  const discounts: readonly DiscountTerms[] = discount === null ? [] : Array.isArray(discount) ? discount : [discount as DiscountTerms];
+  let goods = subtotal;
+  const parts: bigint[] = [];
+  for (const d of discounts) {
+    let amount = d.type === 'percent' ? divRoundHalfUp(goods * BigInt(d.value), 100n) : BigInt(d.value);
+    if (amount > goods) amount = goods;
+    parts.push(amount);
+    goods -= amount;
+  }
+  const discountAmount = subtotal - goods;
+
   const threshold = settings.freeShippingThresholdDkk;
   const freeShipping = lines.length === 0 || (threshold !== null && goods >= BigInt(threshold));
   const shipping = freeShipping ? 0n : BigInt(settings.shippingFeeDkk);
@@ -60,10 +76,13 @@ export function priceOrder(lines: readonly PriceLine[], discount: DiscountTerms 
     if (value > MAX) throw new AppError('value_out_of_range', `The order ${name} would exceed ${MAX} øre; reduce the quantities.`);
   }
   return {
-    subtotalDkk: Number(subtotal),
-    discountDkk: Number(discountAmount),
-    shippingDkk: Number(shipping),
-    totalDkk: Number(total),
-    vatOere: Number(vat),
+    money: {
+      subtotalDkk: Number(subtotal),
+      discountDkk: Number(discountAmount),
+      shippingDkk: Number(shipping),
+      totalDkk: Number(total),
+      vatOere: Number(vat),
+    },
+    discountParts: parts.map(Number),
   };
 }

@@ -31,6 +31,13 @@ export type Claimed = {
   creatorGone: string | null;
   /** The scopes the creator holds now: the key's, and of those only the ones its grant has when it acted through one. */
   creatorScopes: string[] | null;
+  /** `standard`, or `ucp`: a checkout platform's order webhook (docs/agentic-checkout.md). */
+  format: string;
+  creatorKeyId: string | null;
+  /** For a `ucp` endpoint and an order event: the key owning the checkout session the order came from, if any. */
+  sessionOwner: string | null;
+  /** …and that session's fulfillment (JSON text), for the order's shipping destination. */
+  sessionFulfillment: string | null;
 };
 
 export type Outcome = { statusCode: number | null; error: string | null; responseBody: string | null; latencyMs: number };
@@ -70,7 +77,10 @@ export async function claim({ db, config }: QueueDeps, limit: number): Promise<C
                 WHEN g."revokedAt" IS NOT NULL THEN 'the creator grant was revoked'
                 WHEN r.id IS NULL OR r."expiresAt" <= now() THEN 'the creator grant expired'
               END AS "creatorGone",
-              CASE WHEN g.id IS NULL THEN k.scopes ELSE ARRAY(SELECT unnest(k.scopes) INTERSECT SELECT unnest(g.scopes)) END AS "creatorScopes"`);
+              CASE WHEN g.id IS NULL THEN k.scopes ELSE ARRAY(SELECT unnest(k.scopes) INTERSECT SELECT unnest(g.scopes)) END AS "creatorScopes",
+              p.format, p."creatorKeyId",
+              (SELECT cs."apiKeyId" FROM "CheckoutSession" cs WHERE p.format = 'ucp' AND e."entityType" = 'order' AND cs."orderId" = e."entityId") AS "sessionOwner",
+              (SELECT cs.fulfillment::text FROM "CheckoutSession" cs WHERE p.format = 'ucp' AND e."entityType" = 'order' AND cs."orderId" = e."entityId") AS "sessionFulfillment"`);
 }
 
 /** Ends the lease of claimed deliveries that were never sent (at shutdown), so any instance may take them at once. */

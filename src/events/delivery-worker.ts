@@ -8,6 +8,8 @@ import type { SecretBox } from '../secrets/secret-box.ts';
 import { sealedIn } from '../secrets/stored-secrets.ts';
 import { claim, recordAttempts, release, type Claimed, type Outcome, type QueueDeps, type Recorded } from './delivery-queue.ts';
 import { webhookHeaders } from './signing.ts';
+import { orderWebhook, platformDenial } from '../protocols/ucp/order-webhook.ts';
+import { signingKeys, type SigningKey } from '../protocols/ucp/signing.ts';
 
 /** Receivers must answer within this; the claim's lease is longer, so a slow answer is never sent twice. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -135,23 +137,23 @@ function creatorDenial(d: Claimed): string | null {
  */
 async function attempt(deps: WorkerDeps, d: Claimed): Promise<Recorded> {
   if (!d.enabled) return { d, outcome: { statusCode: null, error: 'endpoint disabled', responseBody: null, latencyMs: 0 }, final: true };
-  const denied = creatorDenial(d);
+  const denied = d.format === 'ucp' ? (d.creatorGone ?? platformDenial(d, d.creatorKeyId)) : creatorDenial(d);
   if (denied !== null) return { d, skipped: denied };
   const now = new Date();
-  let secrets: string[];
+  let message: { body: string; headers: Record<string, string> };
   try {
-    secrets = signingSecrets(deps.secrets, d, now);
+    message = d.format === 'ucp' ? orderWebhook(d, await currentSigningKey(deps, now), publicOrigin(deps.config), now) : standardMessage(deps.secrets, d, now);
   } catch (err) {
     deps.log.error({ err, endpoint: d.endpointId }, 'webhook signing secret does not open');
     return { d, outcome: { statusCode: null, error: 'secret: the signing secret does not open with SECRETS_KEY', responseBody: null, latencyMs: 0 }, final: false };
   }
-  const body = eventBody(d);
+  const { body } = message;
   const started = performance.now();
   let outcome: Outcome;
   try {
     const res = await deps.fetch(d.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...webhookHeaders(d.eventId, now, body, secrets) },
+      headers: message.headers,
       body,
       timeoutMs: DELIVERY_TIMEOUT_MS,
       maxBytes: MAX_RESPONSE_BYTES,
@@ -164,6 +166,22 @@ async function attempt(deps: WorkerDeps, d: Claimed): Promise<Recorded> {
     outcome = { statusCode: null, error: message, responseBody: null, latencyMs: elapsed(started) };
   }
   return { d, outcome, final: false };
+}
+
+/** A Standard Webhooks delivery: the event envelope, signed with the endpoint's secrets. */
+function standardMessage(box: SecretBox, d: Claimed, now: Date): { body: string; headers: Record<string, string> } {
+  const body = eventBody(d);
+  return { body, headers: { 'content-type': 'application/json', ...webhookHeaders(d.eventId, now, body, signingSecrets(box, d, now)) } };
+}
+
+const publicOrigin = (config: Config) => config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
+
+/** The UCP key that signs now (the newest), read at most once a minute per worker: a rotation takes effect within it. */
+const signers = new WeakMap<Db, { key: SigningKey; at: number }>();
+async function currentSigningKey(deps: WorkerDeps, now: Date): Promise<SigningKey> {
+  let signer = signers.get(deps.db);
+  if (!signer || now.getTime() - signer.at > 60_000) signers.set(deps.db, (signer = { key: (await signingKeys(deps.db, deps.secrets))[0], at: now.getTime() }));
+  return signer.key;
 }
 
 /** The secrets that sign now (during a rotation the new one, then the old one), opened per delivery (a few µs each). */

@@ -152,7 +152,7 @@ async function runTool(
  */
 export async function callTool(deps: InvokeDeps, scope: McpRequestScope, tool: Tool, body: unknown, meta: Record<string, unknown> | undefined): Promise<ToolCallResult> {
   try {
-    const idempotencyKey = tool.write ? idempotencyKeyOf(meta) : undefined;
+    const idempotencyKey = tool.write ? (idempotencyKeyOf(meta) ?? protocolIdempotencyKey(body)) : undefined;
     return toolResult(await invokeFor(deps, scope, tool)(body, idempotencyKey));
   } catch (err) {
     return toolError(err, scope.instance, scope.log);
@@ -204,4 +204,11 @@ function idempotencyKeyOf(meta: Record<string, unknown> | undefined): string | u
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string') throw new AppError('invalid_idempotency_key', '_meta.idempotencyKey must be a string.');
   return parseIdempotencyKey(raw);
+}
+
+/** UCP's MCP binding carries the key in the arguments (`meta["idempotency-key"]`, docs/agentic-checkout.md). */
+function protocolIdempotencyKey(body: unknown): string | undefined {
+  const meta = isObject(body) ? body.meta : undefined;
+  const raw = isObject(meta) ? meta['idempotency-key'] : undefined;
+  return typeof raw === 'string' ? parseIdempotencyKey(raw) : undefined;
 }

@@ -7,6 +7,7 @@ export const SCOPE_WORDS: Record<Scope, string> = {
   'audit:revert': 'Undo changes made through the API',
   'cart:write': 'Create carts and place orders at checkout',
   'catalog:read': 'Read the product catalog',
+  'checkout:agent': 'Buy for shoppers through the UCP and ACP checkout protocols: create, update, complete and cancel your own checkout sessions and read their orders',
   'categories:read': 'Read categories',
   'categories:write': 'Create, change and delete categories',
   'customer:read': 'See customers and their contact details',

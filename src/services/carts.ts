@@ -79,38 +79,37 @@ export type CheckoutDiscount = Pick<DiscountCode, 'code' | 'type' | 'active' | '
  * ISO text.
  */
 type AsJson<T> = { [K in keyof T]: T[K] extends bigint ? number | string : T[K] extends bigint | null ? number | string | null : T[K] extends Date | null ? string | null : T[K] };
-type CheckoutExtra = { lines: AsJson<CartLine>[]; discount: AsJson<CheckoutDiscount> | null };
+type CheckoutExtra = { lines: AsJson<CartLine>[]; discounts: AsJson<CheckoutDiscount>[] };
 
 const bigintOrNull = (v: number | string | null) => (v === null ? null : BigInt(v));
 
 /**
  * lockOpenCart for a checkout, in the same one statement: the cart's lines with their products (by product id) and,
- * when a code is given, the discount code's row (null: no such code). Products and code are read, not locked: the
+ * when codes are given, the rows of those discount codes that exist. Products and code are read, not locked: the
  * checkout's final statement locks them and checks that what was read still holds (src/services/checkout.ts). The
  * lines are read in the snapshot this statement started with, so a line committed while it waited for the cart lock
  * is not among them; that check catches it too.
  */
-export async function lockCartForCheckout(tx: Tx, keyId: string, cartId: string, code: string | null) {
+export async function lockCartForCheckout(tx: Tx, keyId: string, cartId: string, codes: readonly string[]) {
   const { cart, terms, extra } = await lockCartRow<CheckoutExtra>(tx, keyId, cartId, Prisma.sql`
     SELECT ${LOCK_COLUMNS}, json_build_object(
              'lines', (SELECT coalesce(json_agg(line ORDER BY line."productId"), '[]')
                        FROM (SELECT ${LINE_COLUMNS} FROM ${LINE_JOINS} WHERE l."cartId" = c.id) line),
-             'discount', ${code === null ? Prisma.sql`NULL` : Prisma.sql`(
-               SELECT json_build_object('code', code, 'type', type, 'value', value::text, 'active', active, 'validUntil', "validUntil",
-                                        'usageLimit', "usageLimit"::text, 'usageCount', "usageCount"::text)
-               FROM "DiscountCode" WHERE code = ${code})`}) AS extra
+             'discounts', ${codes.length === 0 ? Prisma.sql`'[]'::json` : Prisma.sql`(
+               SELECT coalesce(json_agg(json_build_object('code', code, 'type', type, 'value', value::text, 'active', active, 'validUntil', "validUntil",
+                                        'usageLimit', "usageLimit"::text, 'usageCount', "usageCount"::text)), '[]')
+               FROM "DiscountCode" WHERE code = ANY (${[...codes]}::text[]))`}) AS extra
     FROM "Cart" c LEFT JOIN "ShopSettings" s ON s.id = 1 WHERE c.id = ${cartId} FOR UPDATE OF c`,
   // Prepared only without a code: a generic plan made while "DiscountCode" was nearly empty would be a sequential scan
   // over every code, kept as the table grows (docs/performance.md, item 11).
-  code === null ? 'cart_lock_checkout' : undefined);
+  codes.length === 0 ? 'cart_lock_checkout' : undefined);
   const lines: CartLine[] = extra.lines.map((l) => ({
     ...l, quantity: BigInt(l.quantity), priceDkk: BigInt(l.priceDkk), stock: BigInt(l.stock), deletedAt: l.deletedAt === null ? null : new Date(l.deletedAt),
   }));
-  const d = extra.discount;
-  const discount: CheckoutDiscount | null = d && {
+  const discounts: CheckoutDiscount[] = extra.discounts.map((d) => ({
     ...d, value: BigInt(d.value), validUntil: d.validUntil === null ? null : new Date(d.validUntil), usageLimit: bigintOrNull(d.usageLimit), usageCount: BigInt(d.usageCount),
-  };
-  return { cart, terms, lines, discount };
+  }));
+  return { cart, terms, lines, discounts };
 }
 
 /** The cart's lines with their products. */

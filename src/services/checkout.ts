@@ -64,19 +64,22 @@ export type Buyer = { keyId: string; agentName: string | null; channel: OrderCha
  * the same final statement (docs/email.md). Starting the payment (`setup.payments`) does no I/O inside this
  * transaction (docs/payments.md).
  */
-export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: Contact, discountCode: string | undefined, setup: CheckoutSetup) {
+export async function placeOrder(
+  tx: Tx, buyer: Buyer, cartId: string, contact: Contact, discountCode: string | readonly string[] | undefined, setup: CheckoutSetup,
+) {
   const { payments: paymentProvider, email } = setup;
-  const code = discountCode === undefined ? null : normalizeCode(discountCode);
-  const { cart, terms, lines, discount: discountRow } = await lockCartForCheckout(tx, buyer.keyId, cartId, code);
+  // Several codes (a checkout session's) apply one after another, in the order given; each is counted once.
+  const codes = [...new Set((discountCode === undefined ? [] : typeof discountCode === 'string' ? [discountCode] : discountCode).map(normalizeCode))];
+  const { cart, terms, lines, discounts: discountRows } = await lockCartForCheckout(tx, buyer.keyId, cartId, codes);
   const now = new Date();
   if (lines.length === 0) throw new AppError('empty_cart', `Cart "${cartId}" is empty.`);
   const short = lines.find((l) => !lineAvailable(l));
   if (short) throw outOfStock(short);
-  const discount = code === null ? null : usableNow(discountRow, code, now);
+  const discounts = codes.map((code) => usableNow(discountRows.find((r) => r.code === code) ?? null, code, now));
 
   const money = priceOrder(
     lines.map((l) => ({ unitPriceDkk: Number(l.priceDkk), quantity: Number(l.quantity) })),
-    discount && discountTerms(discount),
+    discounts.map(discountTerms),
     terms.pricing,
   );
   const orderId = newId();
@@ -104,7 +107,8 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
     invoiceProvider: null,
     invoiceId: null,
     invoicePdfUrl: null,
-    discountCode: discount?.code ?? null,
+    // Several codes are kept comma-separated (codes never contain a comma); a cancellation gives each a use back.
+    discountCode: discounts.length === 0 ? null : discounts.map((d) => d.code).join(','),
     // Only the storefront's orders are placed by a person.
     isAiGenerated: buyer.channel !== 'web',
     aiAgentSource: buyer.agentName,
@@ -134,7 +138,7 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
     id: newId(), orderId, productId: l.productId, productName: l.name, unitPriceDkk: l.priceDkk, quantity: l.quantity,
     variantId: l.variantId, variantSku: l.sku, variantAttributes: lineOptions(l),
   }));
-  await deferWrite(tx, { name: 'place_order', prepared: code === null, ctes: Prisma.sql`
+  await deferWrite(tx, { name: 'place_order', prepared: codes.length === 0, ctes: Prisma.sql`
          expected AS (
            SELECT * FROM unnest(${items.map((i) => i.id)}::text[], ${lines.map((l) => l.productId)}::text[], ${lines.map((l) => l.variantId)}::text[],
                                 ${lines.map((l) => l.quantity.toString())}::bigint[], ${lines.map((l) => l.priceDkk.toString())}::bigint[],
@@ -149,13 +153,15 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
            WHERE v.id = e."variantId" AND v."productId" = p.id AND p.id IN (SELECT id FROM locked) AND p."deletedAt" IS NULL AND v."deletedAt" IS NULL
              AND (v.stock >= e.quantity OR NOT v."trackStock" OR v."allowBackorder")
              AND v."priceDkk" = e."priceDkk" AND p.name = e.name AND p.slug = e.slug
-           RETURNING v.id),${discount === null ? Prisma.empty : Prisma.sql`
+           RETURNING v.id),${discounts.length === 0 ? Prisma.empty : Prisma.sql`
          discount AS (
-           UPDATE "DiscountCode" SET "usageCount" = "usageCount" + 1, "updatedAt" = ${now}
-           WHERE code = ${discount.code} AND type = ${discount.type}::"DiscountType" AND value = ${discount.value.toString()}::bigint AND active
-             AND ("validUntil" IS NULL OR "validUntil" > ${now}) AND ("usageLimit" IS NULL OR "usageCount" < "usageLimit")
+           UPDATE "DiscountCode" d SET "usageCount" = d."usageCount" + 1, "updatedAt" = ${now}
+           FROM unnest(${discounts.map((x) => x.code)}::text[], ${discounts.map((x) => x.type)}::text[], ${discounts.map((x) => x.value.toString())}::bigint[])
+             AS read(code, type, value)
+           WHERE d.code = read.code AND d.type = read.type::"DiscountType" AND d.value = read.value AND d.active
+             AND (d."validUntil" IS NULL OR d."validUntil" > ${now}) AND (d."usageLimit" IS NULL OR d."usageCount" < d."usageLimit")
              AND (SELECT count(*) FROM taken) = ${lines.length}
-           RETURNING code),`}
+           RETURNING d.code),`}
          placed_order AS (
            INSERT INTO "Order" (id, email, status, "shippingName", "shippingAddress", "shippingZip", "shippingCity", "billingName",
                                 "billingAddress", "billingZip", "billingCity", "billingCountry", "phoneNumber", "subtotalDkk", "shippingDkk",
@@ -174,7 +180,7 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
                              "updatedAt" = ${now}
            WHERE id = ${cartId}
              AND agent_api_expect((SELECT count(*) FROM lines) = ${lines.length} AND (SELECT count(*) FROM taken) = ${lines.length}${
-               discount === null ? Prisma.empty : Prisma.sql` AND EXISTS (SELECT FROM discount)`}, 'the cart, its products or the discount code'))` });
+               discounts.length === 0 ? Prisma.empty : Prisma.sql` AND (SELECT count(*) FROM discount) = ${discounts.length}`}, 'the cart, its products or the discount code'))` });
   await enqueueCheckoutConfirmation(tx, email, paymentProvider.name, orderId);
 
   const cartAfter = { ...cart, status: 'checked_out' as const, orderId, email: contact.email, discountCode: order.discountCode, updatedAt: now };

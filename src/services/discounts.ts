@@ -13,7 +13,7 @@ export const normalizeCode = (code: string) => code.toUpperCase();
 type Usability = Pick<DiscountCode, 'active' | 'validUntil' | 'usageLimit' | 'usageCount'>;
 
 /** Why a code cannot be used right now, or null when it can. */
-function discountUnavailableReason(row: Usability | null, now: Date): string | null {
+export function discountUnavailableReason(row: Usability | null, now: Date): string | null {
   if (!row) return 'does not exist';
   if (!row.active) return 'is inactive';
   if (row.validUntil !== null && row.validUntil <= now) return `has expired (valid until ${row.validUntil.toISOString()})`;

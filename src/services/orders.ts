@@ -120,7 +120,8 @@ export async function changeOrderStatus(tx: Tx, orderId: string, status: OrderSt
   let meta: StatusChangeMeta | undefined;
   if (effects.releaseIfNotShipped && before.shippedAt === null) {
     const stockReturned = await returnStock(tx, before.items);
-    if (before.discountCode) await releaseDiscount(tx, before.discountCode);
+    // A checkout session's order may carry several codes, comma-separated (src/services/checkout.ts).
+    for (const code of before.discountCode?.split(',') ?? []) await releaseDiscount(tx, code);
     meta = { stockReturned, discountUseReturned: before.discountCode };
   }
   await tx.order.update({ where: { id: orderId }, data });

@@ -13,6 +13,7 @@ import { productTools } from './products.ts';
 import { serviceTools } from './services.ts';
 import { settingsTools } from './settings.ts';
 import { siteTools } from './site.ts';
+import { ucpTools } from './ucp.ts';
 import { variantTools } from './variants.ts';
 import { webhookTools } from './webhooks.ts';
 
@@ -29,6 +30,17 @@ export const TOOLS: readonly Tool[] = Object.freeze([...domainTools, ...auditToo
 
 const names = new Set<string>();
 for (const tool of TOOLS) {
+  if (names.has(tool.name)) throw new Error(`Duplicate tool name ${tool.name}`);
+  names.add(tool.name);
+}
+
+/**
+ * The checkout protocols' tools (UCP's MCP binding, docs/agentic-checkout.md): served on /api/mcp to keys with
+ * checkout:agent and behind the protocols' own REST routes, but not part of TOOLS (no /api/v1/tools route, not in the
+ * service's OpenAPI tool list): their names and shapes are the protocol's, not this service's.
+ */
+export const PROTOCOL_TOOLS: readonly Tool[] = Object.freeze([...ucpTools]);
+for (const tool of PROTOCOL_TOOLS) {
   if (names.has(tool.name)) throw new Error(`Duplicate tool name ${tool.name}`);
   names.add(tool.name);
 }

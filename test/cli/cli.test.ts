@@ -62,7 +62,7 @@ describe('cli keys', () => {
     expect((await callWith(created.key, 'categories.upsert')).statusCode).toBe(403);
   }, CLI_TIMEOUT);
 
-  it('keys create --scopes all grants the 20 scopes', async () => {
+  it('keys create --scopes all grants the 21 scopes', async () => {
     const all = oneJson(await run('keys', 'create', '--name', 'admin', '--scopes', 'all', '--json')) as { scopes: string[] };
     expect(all.scopes).toEqual([...SCOPES]);
   }, CLI_TIMEOUT);

@@ -259,9 +259,9 @@ describe('src/auth/key-format.ts', () => {
 });
 
 describe('parseScopes', () => {
-  it('"all" is the 20 scopes', () => {
+  it('"all" is the 21 scopes', () => {
     expect(parseScopes('all')).toEqual([...SCOPES]);
-    expect(SCOPES).toHaveLength(20);
+    expect(SCOPES).toHaveLength(21);
   });
 
   it('parses a comma-separated list, trimming and de-duplicating', () => {

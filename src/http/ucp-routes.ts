@@ -1,0 +1,159 @@
+// UCP's REST binding (docs/agentic-checkout.md): the business profile at /.well-known/ucp and the checkout and
+// order operations under /ucp. Each operation calls the same registry tool as the MCP binding (src/tools/ucp.ts)
+// through invokeTool; this file only maps HTTP to the tool's input and the outcome to the protocol's status codes
+// and error shape.
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyError } from 'fastify';
+import type { Config } from '../config.ts';
+import { inTransaction } from '../db/client.ts';
+import { plainJson } from '../domain/json-snapshot.ts';
+import { AppError, toProblem } from '../errors.ts';
+import { eventsOf } from '../events/outbox.ts';
+import { paymentHandlers } from '../protocols/ucp/payment.ts';
+import { profileOfHeader, platformOf } from '../protocols/ucp/platform.ts';
+import { signingKeys } from '../protocols/ucp/signing.ts';
+import { CAPABILITIES, errorOf, UCP_VERSION } from '../protocols/ucp/wire.ts';
+import type { Change, Tool } from '../registry/define-tool.ts';
+import { parseIdempotencyKey, recordWrite } from '../registry/idempotency.ts';
+import { invokeTool, type InvokeDeps } from '../registry/invoke-tool.ts';
+import { changeOrderStatus } from '../services/orders.ts';
+import { baseUrlOf } from './base-url.ts';
+import { fromFastifyError, problemInstance } from './problem.ts';
+import type { Limiters } from './rate-limit.ts';
+import { count, countHeader } from './request-guard.ts';
+
+export const UCP_PREFIX = '/ucp';
+export const UCP_PROFILE_PATH = '/.well-known/ucp';
+const SPEC = 'https://ucp.dev/2026-04-08/specification/overview';
+
+export type UcpRouteDeps = {
+  deps: InvokeDeps;
+  config: Config;
+  tools: readonly Tool[];
+  guard: (req: FastifyRequest) => Promise<void>;
+  limiters: Limiters;
+};
+
+/** The business profile: the shopping service over REST and MCP, its capabilities, payment handlers and signing keys. */
+export async function businessProfile(deps: InvokeDeps, base: string) {
+  const keys = await signingKeys(deps.db, deps.secrets);
+  return {
+    ucp: {
+      version: UCP_VERSION,
+      services: {
+        'dev.ucp.shopping': [
+          { version: UCP_VERSION, spec: SPEC, transport: 'rest', endpoint: `${base}${UCP_PREFIX}`, schema: 'https://ucp.dev/2026-04-08/services/shopping/rest.openapi.json' },
+          { version: UCP_VERSION, spec: SPEC, transport: 'mcp', endpoint: `${base}/api/mcp`, schema: 'https://ucp.dev/2026-04-08/services/shopping/mcp.openrpc.json' },
+        ],
+      },
+      capabilities: CAPABILITIES,
+      payment_handlers: paymentHandlers(deps.config),
+    },
+    signing_keys: keys.map((k) => k.publicJwk),
+  };
+}
+
+/** What an idempotency conflict is in UCP's words: the same key with another request is a 409. */
+function ucpError(err: unknown, instance: string) {
+  const fastify = err instanceof Error && 'code' in err ? fromFastifyError(err as FastifyError) : null;
+  const problem = toProblem(fastify ?? err, instance);
+  const reused = problem.code === 'idempotency_key_reused';
+  const severity = problem.status === 422 && problem.code === 'checkout_session_incomplete' ? 'requires_buyer_input' : problem.status >= 500 || problem.status === 429 ? 'recoverable' : 'unrecoverable';
+  return { status: reused ? 409 : problem.status, body: errorOf(reused ? 'idempotency_conflict' : problem.code, problem.detail, severity), headers: err instanceof AppError ? err.headers : undefined };
+}
+
+function idempotencyKey(req: FastifyRequest): string {
+  if (countHeader(req, 'idempotency-key') > 1) throw new AppError('invalid_idempotency_key', 'Send exactly one Idempotency-Key header.');
+  const key = parseIdempotencyKey(req.headers['idempotency-key']);
+  if (key === undefined) throw new AppError('invalid_request', 'Idempotency-Key is required on every UCP POST and PUT.');
+  return key;
+}
+
+/**
+ * UCP lets a platform send its key as X-API-Key; it is the same credential as `Authorization: Bearer`, and becomes
+ * that header (the guard reads the raw headers too) when the request has no Authorization of its own.
+ */
+async function apiKeyHeader(req: FastifyRequest) {
+  const key = req.headers['x-api-key'];
+  if (typeof key !== 'string' || countHeader(req, 'authorization') > 0) return;
+  req.headers.authorization = `Bearer ${key}`;
+  req.raw.rawHeaders.push('authorization', `Bearer ${key}`);
+}
+
+const equalSecrets = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): void {
+  const { deps, config, limiters } = opts;
+  const tool = (name: string) => {
+    const found = opts.tools.find((t) => t.name === name);
+    if (!found) throw new Error(`UCP tool ${name} is not registered`);
+    return found;
+  };
+
+  app.get(UCP_PROFILE_PATH, async (req, reply) => {
+    reply.header('Cache-Control', 'public, max-age=300');
+    return businessProfile(deps, baseUrlOf(req, config));
+  });
+
+  app.register(async (scope) => {
+    scope.setErrorHandler((err, req, reply) => {
+      const { status, body, headers } = ucpError(err, problemInstance(req));
+      if (status >= 500) req.log.error({ err }, 'UCP request failed');
+      if (headers) reply.headers(headers);
+      return reply.code(status).type('application/json').send(body);
+    });
+    scope.addHook('onRequest', apiKeyHeader);
+    scope.addHook('onRequest', opts.guard);
+
+    const call = async (req: FastifyRequest, reply: FastifyReply, name: string, input: Record<string, unknown>, created = false) => {
+      const profile = profileOfHeader(req.headers['ucp-agent']);
+      const t = tool(name);
+      // Fetched (and cached) before the write's transaction opens, so the handler's look-up finds it at hand.
+      if (t.write) await platformOf(config, profile);
+      const { replayed, ...outcome } = await invokeTool(deps, {
+        tool: t, body: { meta: { 'ucp-agent': { profile } }, ...input }, principal: req.principal, requestId: req.id, clientAddress: req.ip, log: req.log,
+        idempotencyKey: t.write ? idempotencyKey(req) : undefined, countToolCall: (n, l) => count(req, limiters.tool(n, l)),
+      });
+      if (replayed) reply.header('Idempotent-Replayed', 'true');
+      const requestId = req.headers['request-id'];
+      if (typeof requestId === 'string') reply.header('Request-Id', requestId);
+      return reply.code(created ? 201 : 200).type('application/json').send(outcome.result);
+    };
+    const id = (req: FastifyRequest) => (req.params as { id: string }).id;
+    const body = (req: FastifyRequest) => (req.body === undefined || req.body === null ? {} : req.body);
+
+    scope.post(`${UCP_PREFIX}/checkout-sessions`, (req, reply) => call(req, reply, 'create_checkout', { checkout: body(req) }, true));
+    scope.get(`${UCP_PREFIX}/checkout-sessions/:id`, (req, reply) => call(req, reply, 'get_checkout', { id: id(req) }));
+    scope.put(`${UCP_PREFIX}/checkout-sessions/:id`, (req, reply) => call(req, reply, 'update_checkout', { id: id(req), checkout: body(req) }));
+    scope.post(`${UCP_PREFIX}/checkout-sessions/:id/complete`, (req, reply) => call(req, reply, 'complete_checkout', { id: id(req), checkout: body(req) }));
+    scope.post(`${UCP_PREFIX}/checkout-sessions/:id/cancel`, (req, reply) => call(req, reply, 'cancel_checkout', { id: id(req) }));
+    scope.get(`${UCP_PREFIX}/orders/:id`, (req, reply) => call(req, reply, 'get_order', { id: id(req) }));
+  });
+
+  // The conformance suite's shipping trigger, for test deployments only (UCP_SIMULATION_SECRET, never in production):
+  // ships an order placed from a UCP checkout the way orders.update_status would (paid, then shipped), audited, so
+  // its order events go out to the platform like any real shipment's.
+  const secret = config.checkout.simulationSecret;
+  if (secret !== undefined) {
+    app.post('/testing/simulate-shipping/:id', async (req, reply) => {
+      const given = req.headers['simulation-secret'];
+      if (typeof given !== 'string' || !equalSecrets(given, secret)) throw new AppError('insufficient_scope', 'Simulation-Secret is missing or wrong.');
+      const orderId = (req.params as { id: string }).id;
+      await inTransaction(deps.db, async (tx) => {
+        const session = await tx.checkoutSession.findUnique({ where: { orderId } });
+        if (!session) throw new AppError('not_found', `No order placed from a UCP checkout with id "${orderId}".`);
+        const changes: Change[] = [];
+        const order = await tx.order.findUniqueOrThrow({ where: { id: orderId }, select: { status: true } });
+        for (const status of order.status === 'pending_payment' || order.status === 'pending' ? (['paid', 'shipped'] as const) : (['shipped'] as const)) {
+          const moved = await changeOrderStatus(tx, orderId, status, { email: config.email });
+          changes.push({ entityType: 'order', entityId: orderId, before: plainJson(moved.before), after: plainJson(moved.after), ...(moved.meta ? { meta: moved.meta } : {}) });
+        }
+        await recordWrite(tx, {
+          apiKeyId: null, grantId: null, clientAddress: req.ip, tool: 'testing.simulate_shipping', entries: changes,
+          events: eventsOf(changes), idempotency: null, outcome: { status: 200, body: { ok: true, result: null } },
+        });
+      });
+      return reply.code(200).send({ ok: true, orderId, status: 'shipped' });
+    });
+  }
+}

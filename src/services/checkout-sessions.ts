@@ -1,0 +1,340 @@
+// The one checkout-session core of the agentic checkout protocols (docs/agentic-checkout.md). A protocol's binding
+// (src/protocols/ucp/) translates its wire format to and from these calls; nothing here knows a protocol's field
+// names. Prices are never stored on a session: every view prices it now with the code checkout.create_order uses.
+import { queryRows, deferWrite, type Db, type DbClient, type Tx } from '../db/client.ts';
+import { newId } from '../db/ids.ts';
+import {
+  ADDRESS_LABELS, expiryOf, isExpired, isFinal, missingAddressFields, openStatus,
+  type SessionAddress, type SessionBuyer, type SessionFulfillment, type SessionIssue, type SessionLine, type SessionProtocol, type SessionStatus,
+} from '../domain/checkout-session.ts';
+import { plainJson } from '../domain/json-snapshot.ts';
+import { priceOrderParts, type DiscountTerms } from '../domain/pricing.ts';
+import { AppError } from '../errors.ts';
+import { Prisma, type CheckoutSession } from '../generated/prisma/client.ts';
+import { toJsonValue } from '../db/json-value.ts';
+import { placeOrder, type Buyer, type CheckoutSetup, type Contact, type OrderChannel } from './checkout.ts';
+import { manualPaymentProvider } from '../domain/payment.ts';
+import { discountTerms, discountUnavailableReason, normalizeCode } from './discounts.ts';
+import { loadSettings, pricingSettings } from './settings.ts';
+
+/** Who a session belongs to: the platform's API key (its name is recorded on the order as the agent's). */
+export type SessionOwner = { keyId: string; agentName: string | null };
+
+/** What a create or update sets; a field left out keeps its value (an update), `null` clears it. */
+export type SessionChanges = {
+  lines?: ReadonlyArray<{ id?: string; variantId: string; quantity: number }>;
+  buyer?: SessionBuyer | null;
+  fulfillment?: SessionFulfillment | null;
+  discountCodes?: readonly string[];
+  /** Protocol facts about the platform kept with the session (UCP: its profile and order webhook). */
+  platform?: Record<string, unknown> | null;
+};
+
+/** The only fulfillment option this shop offers: its shipping at the fee and free-shipping threshold of its settings. */
+export const SHIPPING_OPTION_ID = 'standard';
+
+export type SessionLineView = {
+  id: string; variantId: string; quantity: number; title: string; sku: string | null; productSlug: string | null; imageUrl: string | null;
+  /** Øre. 0 for a variant that does not exist. */
+  unitPrice: number; lineTotal: number; available: boolean;
+};
+
+export type SessionView = {
+  id: string;
+  protocol: SessionProtocol;
+  status: SessionStatus;
+  currency: string;
+  lines: SessionLineView[];
+  buyer: SessionBuyer | null;
+  fulfillment: SessionFulfillment & { options: Array<{ id: string; title: string; amount: number }> };
+  discounts: { codes: string[]; applied: Array<{ code: string; amount: number }> };
+  /** Øre: tax is the VAT the total includes. */
+  totals: { subtotal: number; discount: number; fulfillment: number; tax: number; total: number };
+  issues: SessionIssue[];
+  links: { terms: string; privacy: string };
+  platform: Record<string, unknown> | null;
+  orderId: string | null;
+  expiresAt: Date;
+  createdAt: Date;
+  expired: boolean;
+};
+
+type VariantRow = {
+  id: string; productId: string; sku: string | null; name: string; slug: string; optionValues: string[]; priceDkk: bigint; stock: bigint;
+  trackStock: boolean; allowBackorder: boolean; deletedAt: Date | null; image: string | null;
+};
+
+const asLines = (v: unknown): SessionLine[] => (Array.isArray(v) ? (v as SessionLine[]) : []);
+const asObject = <T>(v: unknown): T | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as T) : null);
+
+/** The shipping address a session holds, if any. */
+export const sessionAddress = (row: Pick<CheckoutSession, 'fulfillment'>): SessionAddress | null => asObject<SessionFulfillment>(row.fulfillment)?.address ?? null;
+
+/** The audit snapshot of a session row. */
+export const sessionSnapshot = (row: CheckoutSession) => plainJson(row);
+
+/** Line ids are the session's own: kept when the platform names an existing line, drawn for new ones. */
+function nextLines(current: readonly SessionLine[], input: NonNullable<SessionChanges['lines']>): SessionLine[] {
+  const known = new Map(current.map((l) => [l.id, l]));
+  const byVariant = new Map(current.map((l) => [l.variantId, l]));
+  const taken = new Set<string>();
+  return input.map((l) => {
+    // A line named by id keeps it; otherwise a line of the same variant keeps its id, so platforms that resend the
+    // list without ids see stable ids.
+    const id = (l.id !== undefined && known.has(l.id) ? l.id : undefined) ?? (!l.id ? byVariant.get(l.variantId)?.id : undefined) ?? l.id ?? `li_${newId()}`;
+    const unique = taken.has(id) ? `li_${newId()}` : id;
+    taken.add(unique);
+    return { id: unique, variantId: l.variantId, quantity: l.quantity };
+  });
+}
+
+/** Creates a session owned by the caller, expiring after the default TTL. */
+export async function createSession(tx: Tx, owner: SessionOwner, protocol: SessionProtocol, changes: SessionChanges, now = new Date()): Promise<CheckoutSession> {
+  const lines = nextLines([], changes.lines ?? []);
+  return tx.checkoutSession.create({
+    data: {
+      id: `${protocol === 'ucp' ? 'chk' : 'cs'}_${newId()}`,
+      apiKeyId: owner.keyId,
+      protocol,
+      status: 'incomplete',
+      lines,
+      buyer: toJsonValue(changes.buyer ?? null),
+      fulfillment: toJsonValue(changes.fulfillment ?? null),
+      discountCodes: [...new Set((changes.discountCodes ?? []).map(normalizeCode))],
+      platform: toJsonValue(changes.platform ?? null),
+      expiresAt: expiryOf(now),
+      createdAt: now,
+      updatedAt: now,
+    },
+  });
+}
+
+/** The caller's session; another platform's is reported as missing, so session ids reveal nothing. */
+export async function findSession(db: DbClient, owner: SessionOwner, id: string, protocol: SessionProtocol): Promise<CheckoutSession> {
+  const row = await db.checkoutSession.findUnique({ where: { id } });
+  if (!row || row.apiKeyId !== owner.keyId || row.protocol !== protocol) throw new AppError('not_found', `No checkout session with id "${id}".`);
+  return row;
+}
+
+/** The session locked for a change, which it must still accept (not completed, canceled or expired). */
+async function lockChangeable(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date): Promise<CheckoutSession> {
+  const [locked] = await queryRows<{ id: string }>(tx, Prisma.sql`SELECT id FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE`);
+  if (!locked) throw new AppError('not_found', `No checkout session with id "${id}".`);
+  const row = await findSession(tx, owner, id, protocol);
+  if (isFinal(row.status)) throw new AppError('checkout_session_closed', `Checkout session "${id}" is ${row.status} and cannot change.`);
+  if (isExpired(row.expiresAt, now)) throw new AppError('checkout_session_closed', `Checkout session "${id}" expired at ${row.expiresAt.toISOString()}.`);
+  return row;
+}
+
+/** Applies an update: lines, buyer, fulfillment, codes and platform facts that are given replace the stored ones. */
+export async function updateSession(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, changes: SessionChanges, now = new Date()) {
+  const before = await lockChangeable(tx, owner, id, protocol, now);
+  const after = await tx.checkoutSession.update({
+    where: { id },
+    data: {
+      ...(changes.lines !== undefined ? { lines: nextLines(asLines(before.lines), changes.lines) } : {}),
+      ...(changes.buyer !== undefined ? { buyer: toJsonValue(changes.buyer) } : {}),
+      ...(changes.fulfillment !== undefined ? { fulfillment: toJsonValue(changes.fulfillment) } : {}),
+      ...(changes.discountCodes !== undefined ? { discountCodes: [...new Set(changes.discountCodes.map(normalizeCode))] } : {}),
+      ...(changes.platform !== undefined ? { platform: toJsonValue(changes.platform) } : {}),
+      // Any change re-opens a session that was sent to the buyer for escalation: the platform tries again.
+      status: 'incomplete',
+      updatedAt: now,
+    },
+  });
+  return { before, after };
+}
+
+/** Cancels an open session; a completed one stays completed (422 checkout_session_closed). */
+export async function cancelSession(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now = new Date()) {
+  const before = await lockChangeable(tx, owner, id, protocol, now);
+  const after = await tx.checkoutSession.update({ where: { id }, data: { status: 'canceled', updatedAt: now } });
+  return { before, after };
+}
+
+/** Marks a session as needing the buyer on the merchant's own page (no payment handler could take the payment). */
+export async function escalateSession(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now = new Date()) {
+  const before = await lockChangeable(tx, owner, id, protocol, now);
+  const after = await tx.checkoutSession.update({ where: { id }, data: { status: 'requires_escalation', updatedAt: now } });
+  return { before, after };
+}
+
+const VARIANTS_SQL = (ids: string[]) => Prisma.sql`
+  SELECT v.id, v."productId", v.sku, p.name, p.slug, v."optionValues", v."priceDkk", v.stock, v."trackStock", v."allowBackorder",
+         coalesce(v."deletedAt", p."deletedAt") AS "deletedAt", coalesce(v.images[1], p.images[1]) AS image
+  FROM "ProductVariant" v JOIN "Product" p ON p.id = v."productId" WHERE v.id = ANY (${ids}::text[])`;
+
+const isHttpUrl = (s: string | null) => s !== null && /^https?:\/\//.test(s);
+
+/**
+ * The session as it stands now: its lines priced at today's prices, its codes tried in order (a code that cannot be
+ * used is reported and left out), the shipping option offered once the address is complete, the totals from
+ * priceOrder, and everything that keeps it from completion as issues.
+ */
+export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: string, now = new Date()): Promise<SessionView> {
+  const stored = asLines(row.lines);
+  const [settings, variants, codes] = await Promise.all([
+    loadSettings(db),
+    stored.length === 0 ? Promise.resolve([]) : queryRows<VariantRow>(db, VARIANTS_SQL(stored.map((l) => l.variantId))),
+    row.discountCodes.length === 0 ? Promise.resolve([]) : db.discountCode.findMany({ where: { code: { in: row.discountCodes } } }),
+  ]);
+  const byId = new Map(variants.map((v) => [v.id, v]));
+  const issues: SessionIssue[] = [];
+  const lines: SessionLineView[] = stored.map((l, i) => {
+    const v = byId.get(l.variantId);
+    if (!v) {
+      issues.push({ type: 'error', code: 'item_unavailable', path: `lines[${i}]`, content: `Item "${l.variantId}" does not exist.`, severity: 'unrecoverable' });
+      return { ...l, title: l.variantId, sku: null, productSlug: null, imageUrl: null, unitPrice: 0, lineTotal: 0, available: false };
+    }
+    const available = v.deletedAt === null && (v.stock >= BigInt(l.quantity) || !v.trackStock || v.allowBackorder);
+    if (v.deletedAt !== null) issues.push({ type: 'error', code: 'item_unavailable', path: `lines[${i}]`, content: `"${v.name}" is no longer sold.`, severity: 'unrecoverable' });
+    else if (!available) issues.push({ type: 'error', code: 'out_of_stock', path: `lines[${i}]`, content: `"${v.name}": ${l.quantity} requested, ${v.stock} in stock.`, severity: 'recoverable' });
+    const title = v.optionValues.length > 0 ? `${v.name} (${v.optionValues.join(' / ')})` : v.name;
+    const unitPrice = Number(v.priceDkk);
+    return {
+      ...l, title, sku: v.sku, productSlug: v.slug, imageUrl: isHttpUrl(v.image) ? v.image : null, unitPrice, lineTotal: unitPrice * l.quantity, available,
+    };
+  });
+  if (lines.length === 0) issues.push({ type: 'error', code: 'missing', path: 'lines', content: 'The checkout has no line items.', severity: 'recoverable' });
+
+  const usable: Array<{ code: string; terms: DiscountTerms }> = [];
+  row.discountCodes.forEach((code, i) => {
+    const found = codes.find((c) => c.code === code) ?? null;
+    const reason = discountUnavailableReason(found, now);
+    if (reason !== null || !found) issues.push({ type: 'warning', code: 'discount_code_invalid', path: `discounts.codes[${i}]`, content: `Discount code "${code}" ${reason}.`, severity: 'recoverable' });
+    else usable.push({ code, terms: discountTerms(found) });
+  });
+
+  const buyer = asObject<SessionBuyer>(row.buyer);
+  if (!buyer?.email) issues.push({ type: 'error', code: 'missing', path: 'buyer.email', content: 'The buyer’s e-mail address is needed.', severity: 'requires_buyer_input' });
+
+  const fulfillment = asObject<SessionFulfillment>(row.fulfillment) ?? { destinationId: null, address: null, optionId: null };
+  const missing = missingAddressFields(fulfillment.address);
+  const pricing = pricingSettings(settings);
+  const priced = stored.map((l, i) => ({ unitPriceDkk: lines[i].unitPrice, quantity: l.quantity }));
+  // What shipping would cost: priceOrder decides it (free from the threshold), as it will for the order.
+  const withShipping = priceOrderParts(priced, usable.map((u) => u.terms), pricing);
+  const options = missing.length === 0 ? [{ id: SHIPPING_OPTION_ID, title: 'Standard shipping', amount: withShipping.money.shippingDkk }] : [];
+  const chosen = fulfillment.optionId !== null && options.some((o) => o.id === fulfillment.optionId);
+  if (missing.length > 0) {
+    issues.push({ type: 'error', code: 'missing', path: 'fulfillment.address', content: `The shipping address lacks ${missing.map((f) => ADDRESS_LABELS[f]).join(', ')}.`, severity: 'requires_buyer_input' });
+  } else if (!chosen) {
+    issues.push({ type: 'error', code: 'missing', path: 'fulfillment.option', content: `Choose a fulfillment option (${SHIPPING_OPTION_ID}).`, severity: 'requires_buyer_input' });
+  }
+  // Until an option is chosen the totals hold no shipping: nothing has been chosen to pay for.
+  const { money, discountParts } = chosen ? withShipping : priceOrderParts(priced, usable.map((u) => u.terms), { ...pricing, shippingFeeDkk: 0 });
+
+  const expired = !isFinal(row.status) && isExpired(row.expiresAt, now);
+  if (expired) issues.push({ type: 'error', code: 'expired', path: '', content: `The checkout expired at ${row.expiresAt.toISOString()}.`, severity: 'unrecoverable' });
+  const status: SessionStatus = isFinal(row.status) ? (row.status as SessionStatus) : expired ? 'canceled' : openStatus(issues, row.status);
+  return {
+    id: row.id,
+    protocol: row.protocol as SessionProtocol,
+    status,
+    currency: settings.currency,
+    lines,
+    buyer,
+    fulfillment: { ...fulfillment, optionId: chosen ? fulfillment.optionId : null, options },
+    discounts: { codes: [...row.discountCodes], applied: usable.map((u, i) => ({ code: u.code, amount: discountParts[i] })).filter((a) => a.amount > 0) },
+    totals: { subtotal: money.subtotalDkk, discount: money.discountDkk, fulfillment: money.shippingDkk, tax: money.vatOere, total: money.totalDkk },
+    issues: isFinal(row.status) ? [] : issues,
+    links: { terms: settings.termsUrl ?? `${baseUrl}/pages/terms`, privacy: settings.privacyUrl ?? `${baseUrl}/pages/privacy` },
+    platform: asObject<Record<string, unknown>>(row.platform),
+    orderId: row.orderId,
+    expiresAt: row.expiresAt,
+    createdAt: row.createdAt,
+    expired,
+  };
+}
+
+const joined = (...parts: Array<string | undefined>) => parts.filter((p) => p && p.trim()).join(' ');
+
+/** The order's contact fields from the session's buyer and address (the order keeps the country with the city). */
+function contactOf(buyer: SessionBuyer, address: SessionAddress): Contact {
+  const name = joined(address.firstName, address.lastName) || joined(buyer.firstName, buyer.lastName) || (buyer.email ?? '');
+  return {
+    email: buyer.email ?? '',
+    shippingName: name,
+    shippingAddress: [address.streetAddress, address.extendedAddress].filter(Boolean).join(', '),
+    shippingZip: address.postalCode ?? '',
+    shippingCity: [address.locality, address.region, address.country].filter(Boolean).join(', '),
+    ...(buyer.phone || address.phone ? { phoneNumber: buyer.phone ?? address.phone } : {}),
+  };
+}
+
+/**
+ * Completes a ready session: the order is placed by placeOrder, the same one statement checkout.create_order uses
+ * (stock taken never below zero, the codes counted, the order priced by priceOrder), from a cart of the session's
+ * lines made in the same transaction; the session records the order in that statement too. The caller has taken
+ * the payment decision before (a declined payment must change nothing). 422 checkout_session_incomplete names
+ * what is missing; out_of_stock and discount_unavailable come from placeOrder unchanged.
+ */
+/**
+ * A protocol's order is paid through the protocol's payment handler, not by the shop's provider; its buyer's
+ * confirmation follows that payment (changeOrderStatus to paid), so the checkout writes none.
+ */
+const PROTOCOL_CHECKOUT: CheckoutSetup = { payments: manualPaymentProvider, email: undefined };
+
+export async function completeSession(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date()) {
+  const before = await lockChangeable(tx, owner, id, protocol, now);
+  const view = await viewSession(tx, before, baseUrl, now);
+  const blocking = view.issues.filter((i) => i.type === 'error');
+  if (blocking.length > 0) {
+    const stock = blocking.find((i) => i.code === 'out_of_stock' || i.code === 'item_unavailable');
+    if (stock) throw new AppError('out_of_stock', stock.content);
+    throw new AppError('checkout_session_incomplete', blocking.map((i) => `${i.path}: ${i.content}`).join(' '));
+  }
+  const cartId = newId();
+  await queryRows(tx, Prisma.sql`INSERT INTO "Cart" (id, "apiKeyId", status, "createdAt", "updatedAt") VALUES (${cartId}, ${owner.keyId}, 'open', ${now}, ${now})`);
+  await queryRows(tx, Prisma.sql`
+    INSERT INTO "CartItem" (id, "cartId", "productId", "variantId", quantity)
+    SELECT i.id, ${cartId}, v."productId", v.id, i.quantity
+    FROM unnest(${view.lines.map(() => newId())}::text[], ${view.lines.map((l) => l.variantId)}::text[], ${view.lines.map((l) => l.quantity)}::bigint[]) AS i(id, "variantId", quantity)
+    JOIN "ProductVariant" v ON v.id = i."variantId"`);
+  const channel: OrderChannel = protocol;
+  const buyer: Buyer = { keyId: owner.keyId, agentName: owner.agentName, channel, sessionId: id };
+  const placed = await placeOrder(tx, buyer, cartId, contactOf(view.buyer ?? {}, view.fulfillment.address ?? {}), view.discounts.applied.map((a) => a.code), PROTOCOL_CHECKOUT);
+  // placeOrder's statement is the write's last; the session's completion joins it (deferWrite), so it commits with the order.
+  await deferWrite(tx, {
+    name: 'complete_session',
+    ctes: Prisma.sql`completed_session AS (UPDATE "CheckoutSession" SET status = 'completed', "orderId" = ${placed.order.id}, "updatedAt" = ${now} WHERE id = ${id})`,
+  });
+  const after: CheckoutSession = { ...before, status: 'completed', orderId: placed.order.id, updatedAt: now };
+  // The view as the session will read once this commits (nothing may be read after the deferred write).
+  const completed: SessionView = { ...view, status: 'completed', issues: [], orderId: placed.order.id };
+  return { before, after, placed, cartId, view: completed };
+}
+
+/**
+ * Cancels every open session past its expiry, with an audit entry each (tool `checkout_sessions.sweep`); run by the
+ * housekeeping timer of every instance. Returns how many it closed.
+ */
+export async function sweepExpiredSessions(tx: Tx, now = new Date()): Promise<number> {
+  const closed = await queryRows<{ id: string; before: unknown; after: unknown }>(tx, Prisma.sql`
+    WITH due AS (
+      SELECT * FROM "CheckoutSession" WHERE "expiresAt" <= ${now} AND status NOT IN ('completed', 'canceled') ORDER BY "expiresAt" LIMIT 1000 FOR UPDATE SKIP LOCKED
+    ), closed AS (
+      UPDATE "CheckoutSession" s SET status = 'canceled', "updatedAt" = ${now} FROM due WHERE s.id = due.id RETURNING s.*
+    ), audited AS (
+      INSERT INTO "AuditEntry" (id, at, "apiKeyId", tool, "entityType", "entityId", before, after, meta)
+      SELECT 'c' || replace(gen_random_uuid()::text, '-', ''), ${now}, due."apiKeyId", 'checkout_sessions.sweep', 'checkout_session', due.id,
+             to_jsonb(due), to_jsonb(closed), '{"reason":"expired"}'::jsonb
+      FROM due JOIN closed ON closed.id = due.id
+    )
+    SELECT id, NULL AS before, NULL AS after FROM closed`);
+  return closed.length;
+}
+
+/** Sweeps expired sessions every few minutes on every instance (SKIP LOCKED: instances never close the same one twice). */
+export function startSessionSweep(deps: { db: Db; log: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void } }): { stop: () => void } {
+  const run = () => {
+    deps.db.$transaction((tx) => sweepExpiredSessions(tx))
+      .then((closed) => {
+        if (closed > 0) deps.log.info({ closed }, 'closed expired checkout sessions');
+      })
+      .catch((err: unknown) => deps.log.warn({ err }, 'checkout session sweep failed; it runs again later'));
+  };
+  const every = setInterval(run, 5 * 60_000);
+  every.unref();
+  return { stop: () => clearInterval(every) };
+}

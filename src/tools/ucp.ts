@@ -1,0 +1,198 @@
+// UCP's checkout operations (docs/agentic-checkout.md): the MCP binding's tools on /api/mcp, and what the REST
+// binding's routes (src/http/ucp-routes.ts) call, so both transports take the one write path (transaction, audit,
+// Idempotency-Key, retries) over the one checkout-session core. Listed only to keys with checkout:agent.
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import { AppError } from '../errors.ts';
+import { checkProfileUrl, platformOf, type PlatformFacts } from '../protocols/ucp/platform.ts';
+import { decidePayment, paymentHandlers } from '../protocols/ucp/payment.ts';
+import { changesOf, checkoutOf, chosenInstrument, CheckoutRequest, CompleteRequest, orderOf, type OrderFacts } from '../protocols/ucp/wire.ts';
+import { defineTool, type ReadContext, type Tool, type WriteContext } from '../registry/define-tool.ts';
+import { describeIssues } from '../registry/invoke-tool.ts';
+import { problemOfIssues } from '../schemas/domain-issue.ts';
+import {
+  cancelSession, completeSession, createSession, escalateSession, findSession, sessionAddress, sessionSnapshot, updateSession, viewSession, type SessionOwner,
+} from '../services/checkout-sessions.ts';
+import { loadOrder } from '../services/orders.ts';
+import { ensurePlatformEndpoint } from '../services/platform-webhooks.ts';
+import type { CheckoutSession } from '../generated/prisma/client.ts';
+
+/** The binding's request metadata: the platform's profile (the UCP-Agent header) and, for MCP, the idempotency key. */
+const Meta = z.looseObject({
+  'ucp-agent': z.looseObject({ profile: z.string().min(1).max(2000) }),
+  'idempotency-key': z.string().min(1).max(255).optional(),
+});
+const Id = z.string().min(1).max(100);
+/**
+ * Requests and results are the protocol's objects; their schemas are the protocol's own (named by the profile). The
+ * published schemas stay open objects, so tools/list stays small; the body is checked against its schema here.
+ */
+const UcpObject = z.record(z.string(), z.unknown());
+
+function parsed<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => ({ ...i, path: ['checkout', ...i.path] }));
+    throw new AppError(problemOfIssues(issues), describeIssues(issues));
+  }
+  return result.data;
+}
+
+/** Where the buyer finishes a checkout no payment handler could take: the storefront's payment page for it. */
+const continueUrlOf = (base: string, id: string) => `${base}/checkout/ucp/${encodeURIComponent(id)}`;
+const orderUrlOf = (base: string, id: string) => `${base}/ucp/orders/${encodeURIComponent(id)}`;
+
+/** The public origin the protocol objects link to (PUBLIC_BASE_URL, else the listener's own address). */
+const publicBase = (config: Config) => config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
+
+function ownerOf(ctx: Pick<ReadContext, 'principal'>): SessionOwner {
+  if (!ctx.principal) throw new AppError('unauthorized', 'Checkout sessions belong to an API key with checkout:agent; send one.');
+  return { keyId: ctx.principal.keyId, agentName: ctx.principal.name };
+}
+
+async function rendered(ctx: ReadContext | WriteContext, row: CheckoutSession) {
+  const base = publicBase(ctx.config);
+  const view = await viewSession(ctx.db, row, base);
+  return checkoutOf(view, { handlers: paymentHandlers(ctx.config), orderUrl: (id) => orderUrlOf(base, id), continueUrl: continueUrlOf(base, row.id) });
+}
+
+async function platform(ctx: WriteContext, meta: z.infer<typeof Meta>): Promise<PlatformFacts> {
+  const facts = await platformOf(ctx.config, checkProfileUrl(meta['ucp-agent'].profile));
+  if (facts.webhookUrl && ctx.principal) await ensurePlatformEndpoint(ctx.db, ctx.secrets, ctx.principal.keyId, facts.webhookUrl, facts.profile);
+  return facts;
+}
+
+const audited = (ctx: WriteContext, before: CheckoutSession | null, after: CheckoutSession, meta?: unknown) =>
+  ctx.audit({ entityType: 'checkout_session', entityId: after.id, before: before && sessionSnapshot(before), after: sessionSnapshot(after), ...(meta ? { meta } : {}) });
+
+const SESSION_ERRORS = ['not_found', 'checkout_session_closed', 'unsupported_version', 'discount_unavailable', 'value_out_of_range'] as const;
+
+export const ucpTools: readonly Tool[] = [
+  defineTool({
+    name: 'create_checkout',
+    title: 'Create a UCP checkout',
+    description: 'UCP: creates a checkout session (line items by variant id, buyer, fulfillment, discount codes).',
+    scope: 'checkout:agent',
+    kind: 'write',
+    errors: [...SESSION_ERRORS],
+    audit: { appendOnly: ['checkout_session'] },
+    input: z.strictObject({ meta: Meta, checkout: UcpObject }),
+    output: UcpObject,
+    async handler({ meta, checkout: body }, ctx) {
+      const checkout = parsed(CheckoutRequest, body);
+      const facts = await platform(ctx, meta);
+      const row = await createSession(ctx.db, ownerOf(ctx), 'ucp', { ...changesOf(checkout, null), platform: facts });
+      audited(ctx, null, row);
+      return rendered(ctx, row);
+    },
+  }),
+  defineTool({
+    name: 'get_checkout',
+    title: 'Get a UCP checkout',
+    description: 'UCP: the checkout session as it stands, priced now.',
+    scope: 'checkout:agent',
+    kind: 'read',
+    errors: ['not_found'],
+    input: z.strictObject({ meta: Meta, id: Id }),
+    output: UcpObject,
+    handler: async ({ id }, ctx) => rendered(ctx, await findSession(ctx.db, ownerOf(ctx), id, 'ucp')),
+  }),
+  defineTool({
+    name: 'update_checkout',
+    title: 'Update a UCP checkout',
+    description: 'UCP: replaces the line items and sets buyer, fulfillment and discount codes when given.',
+    scope: 'checkout:agent',
+    kind: 'write',
+    errors: [...SESSION_ERRORS],
+    audit: { appendOnly: ['checkout_session'] },
+    input: z.strictObject({ meta: Meta, id: Id, checkout: UcpObject }),
+    output: UcpObject,
+    async handler({ meta, id, checkout: body }, ctx) {
+      const checkout = parsed(CheckoutRequest, body);
+      const owner = ownerOf(ctx);
+      const facts = await platform(ctx, meta);
+      const current = await viewSession(ctx.db, await findSession(ctx.db, owner, id, 'ucp'), publicBase(ctx.config));
+      const { before, after } = await updateSession(ctx.db, owner, id, 'ucp', { ...changesOf(checkout, current), platform: facts });
+      audited(ctx, before, after);
+      return rendered(ctx, after);
+    },
+  }),
+  defineTool({
+    name: 'complete_checkout',
+    title: 'Complete a UCP checkout',
+    description: 'UCP: pays with the given instrument and places the order; without a fitting payment handler the checkout needs escalation (continue_url).',
+    scope: 'checkout:agent',
+    kind: 'write',
+    errors: [...SESSION_ERRORS, 'checkout_session_incomplete', 'out_of_stock', 'payment_declined', 'payment_rejected', 'empty_cart', 'cart_closed'],
+    audit: { appendOnly: ['checkout_session', 'order', 'cart'] },
+    input: z.strictObject({ meta: Meta, id: Id, checkout: UcpObject }),
+    output: UcpObject,
+    async handler({ id, checkout: body }, ctx) {
+      const owner = ownerOf(ctx);
+      const decision = decidePayment(ctx.config, chosenInstrument(parsed(CompleteRequest, body)));
+      if (!decision.paid) {
+        const { before, after } = await escalateSession(ctx.db, owner, id, 'ucp');
+        audited(ctx, before, after, { escalated: 'no payment handler of this service fits the instrument' });
+        return rendered(ctx, after);
+      }
+      const base = publicBase(ctx.config);
+      const { before, after, placed, cartId, view } = await completeSession(ctx.db, owner, id, 'ucp', base);
+      ctx.audit({
+        entityType: 'order', entityId: placed.order.id, before: null, after: placed.orderSnapshot,
+        meta: { checkoutSessionId: id, cartId, stockTaken: placed.taken.map((t) => ({ productId: t.productId, variantId: t.variantId, quantity: t.quantity })), payment: decision },
+      });
+      ctx.audit({ entityType: 'cart', entityId: cartId, before: placed.cartBefore, after: placed.cartAfter });
+      audited(ctx, before, after, { orderId: placed.order.id });
+      // The order's statement is still to run (it joins the write's last statement): rendered from what it will hold.
+      return checkoutOf(view, {
+        handlers: paymentHandlers(ctx.config), orderUrl: (o) => orderUrlOf(base, o), continueUrl: continueUrlOf(base, id),
+      });
+    },
+  }),
+  defineTool({
+    name: 'cancel_checkout',
+    title: 'Cancel a UCP checkout',
+    description: 'UCP: cancels an open checkout session.',
+    scope: 'checkout:agent',
+    kind: 'write',
+    errors: ['not_found', 'checkout_session_closed'],
+    audit: { appendOnly: ['checkout_session'] },
+    input: z.strictObject({ meta: Meta, id: Id }),
+    output: UcpObject,
+    async handler({ id }, ctx) {
+      const { before, after } = await cancelSession(ctx.db, ownerOf(ctx), id, 'ucp');
+      audited(ctx, before, after);
+      return rendered(ctx, after);
+    },
+  }),
+  defineTool({
+    name: 'get_order',
+    title: 'Get a UCP order',
+    description: 'UCP: an order placed from one of the caller’s checkouts.',
+    scope: 'checkout:agent',
+    kind: 'read',
+    errors: ['not_found'],
+    input: z.strictObject({ meta: Meta, id: Id }),
+    output: UcpObject,
+    async handler({ id }, ctx) {
+      const owner = ownerOf(ctx);
+      const session = await ctx.db.checkoutSession.findUnique({ where: { orderId: id } });
+      if (!session || session.apiKeyId !== owner.keyId || session.protocol !== 'ucp') throw new AppError('not_found', `No order with id "${id}".`);
+      const order = await loadOrder(ctx.db, id);
+      const address = sessionAddress(session);
+      const shippedAt = order.shippedAt ?? null;
+      return orderOf(orderFacts(order), address, orderUrlOf(publicBase(ctx.config), id), shippedAt ? { shippedAt: shippedAt.toISOString() } : null);
+    },
+  }),
+];
+
+type LoadedOrder = Awaited<ReturnType<typeof loadOrder>>;
+
+function orderFacts(o: LoadedOrder): OrderFacts {
+  return {
+    id: o.id, status: o.status, currency: o.currency, createdAt: o.createdAt.toISOString(), acpSessionId: o.acpSessionId,
+    subtotalDkk: Number(o.subtotalDkk), discountDkk: Number(o.discountDkk), shippingDkk: Number(o.shippingDkk), totalDkk: Number(o.totalDkk),
+    vatOere: o.vatOere === null ? null : Number(o.vatOere), carrier: o.carrier, trackingNumber: o.trackingNumber, trackingUrl: o.trackingUrl,
+    items: o.items.map((i) => ({ id: i.id, variantId: i.variantId, productName: i.productName, unitPriceDkk: Number(i.unitPriceDkk), quantity: Number(i.quantity) })),
+  };
+}
