@@ -157,6 +157,29 @@ describe('crashes', () => {
   });
 });
 
+describe('rendered when sent, from the order as it is then', () => {
+  it('a confirmation whose order was cancelled before it went out is skipped, not sent', async () => {
+    const orderId = await checkout();
+    okResult(await t.call('orders.update_status', { orderId, status: 'cancelled' }, key));
+    worker();
+    const skipped = await rowWhen(orderId, (r) => r.status !== 'pending');
+    expect(skipped).toMatchObject({ status: 'skipped', attempts: 0, lastError: 'the order was cancelled before its confirmation was sent' });
+    expect(receivedFor(smtp, orderId)).toHaveLength(0);
+  });
+
+  it('a manual order paid before its confirmation went out gets the "payment received" wording, once', async () => {
+    const orderId = await checkout();
+    okResult(await t.call('orders.update_status', { orderId, status: 'paid' }, key));
+    expect(await t.db.emailOutbox.count({ where: { orderId } })).toBe(1);
+    worker();
+    await rowWhen(orderId, (r) => r.status === 'sent');
+    const [mail, ...more] = receivedFor(smtp, orderId);
+    expect(more).toHaveLength(0);
+    expect(mail.text).toContain('Vi har modtaget din betaling, og ordren er bekræftet.');
+    expect(mail.text).not.toContain('Sådan betaler du');
+  });
+});
+
 describe('SMTP authentication', () => {
   it('logs in with SMTP_URL’s user and password; a wrong password fails the attempt (EAUTH) without the password in the stored error', async () => {
     const guarded = await startSmtp({ auth: { user: 'shop@example.com', pass: 'p@ss word/1' } });
