@@ -12,6 +12,7 @@ import { createRequestGuard } from './http/request-guard.ts';
 import { newRequestId } from './http/request-id.ts';
 import { answerClientError } from './http/client-error.ts';
 import { registerToolRoutes } from './http/tool-routes.ts';
+import { registerStripeWebhook } from './http/stripe-webhook.ts';
 import { registerDiscoveryRoutes } from './http/discovery-routes.ts';
 import { PATHS } from './http/paths.ts';
 import { registerReference } from './http/reference/reference-routes.ts';
@@ -103,6 +104,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   registerDiscoveryRoutes(app, { config, tools, mcp });
   registerReference(app);
+  registerStripeWebhook(app, { db: deps.db, config, limiters });
   registerHealthRoutes(app, { db: deps.db, lifecycle: deps.lifecycle ?? { draining: false } });
   const storefront = registerStorefront(app, { db: deps.db, config, secrets, limiter: limiters.anon });
   app.setNotFoundHandler((req, reply) =>

@@ -9,6 +9,8 @@ const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().min(0);
 const port = z.coerce.number().int().min(0).max(65535);
 
+export const PAYMENT_PROVIDERS = ['manual', 'stripe'] as const;
+export type PaymentProviderName = (typeof PAYMENT_PROVIDERS)[number];
 export const IMAGE_PROVIDERS = ['openverse', 'unsplash', 'pexels'] as const;
 export type ImageProviderName = (typeof IMAGE_PROVIDERS)[number];
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
@@ -91,6 +93,16 @@ const ConfigSchema = z.object({
     .optional()
     .describe('an e-mail address, or a name and address such as Shop <shop@example.com>'),
   MAIL_RETRY_SCHEDULE: durations.prefault('1m,5m,30m,2h,6h,12h').describe('a comma-separated list of durations such as 1m,5m,30m'),
+  PAYMENTS_PROVIDER: z.enum(PAYMENT_PROVIDERS).default('manual').describe('manual or stripe'),
+  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/).optional().describe('a Stripe secret or restricted key (sk_test_…, sk_live_…, rk_…)'),
+  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/).optional().describe('the signing secret of the Stripe webhook endpoint (whsec_…)'),
+  STRIPE_API_URL: z.url().optional().describe('an http(s) URL of a Stripe-compatible API (tests only)'),
+  STRIPE_PAYMENT_METHODS: z
+    .string()
+    .prefault('card,mobilepay')
+    .transform((list) => list.split(',').map((m) => m.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[a-z_]+$/)).min(1))
+    .describe('a comma-separated list of Stripe payment method types, e.g. card,mobilepay'),
 });
 
 type Settings = z.infer<typeof ConfigSchema>;
@@ -159,6 +171,14 @@ export type Config = Readonly<{
    * carries the SMTP password: never log it (`smtpServer` is the part that may be shown).
    */
   email: EmailConfig | undefined;
+  /**
+   * How orders are paid (docs/payments.md). `stripe` holds the keys (never logged) and, in tests only, the API's
+   * address; `paymentMethods` are the Stripe payment method types Checkout may offer.
+   */
+  payments: Readonly<{
+    provider: PaymentProviderName;
+    stripe: Readonly<{ secretKey: string; webhookSecret: string; apiUrl: URL | undefined; paymentMethods: readonly string[] }> | undefined;
+  }>;
   /** Which peers may tell us the client's address in X-Forwarded-For (false: none, the socket address is the client). */
   trustProxy: TrustProxy;
   /** After SIGTERM, how long /readyz answers 503 while requests are still served, before the listener closes. */
@@ -221,6 +241,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: e.WEBHOOK_CONCURRENCY,
       pollIntervalMs: e.WEBHOOK_POLL_INTERVAL,
       leaseMs: e.WEBHOOK_LEASE,
+    }),
+    payments: Object.freeze({
+      provider: e.PAYMENTS_PROVIDER,
+      stripe: e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
+        ? Object.freeze({
+          secretKey: e.STRIPE_SECRET_KEY,
+          webhookSecret: e.STRIPE_WEBHOOK_SECRET,
+          apiUrl: e.STRIPE_API_URL === undefined ? undefined : new URL(e.STRIPE_API_URL),
+          paymentMethods: Object.freeze(e.STRIPE_PAYMENT_METHODS),
+        })
+        : undefined,
     }),
     trustProxy: e.TRUST_PROXY,
     drainDelayMs: e.DRAIN_DELAY_MS,
@@ -292,6 +323,14 @@ function crossFieldProblems(e: z.infer<typeof ConfigSchema>, nodeEnv: string | u
   if (e.IMAGES_PROVIDER === 'unsplash' && !e.UNSPLASH_ACCESS_KEY) problems.push('UNSPLASH_ACCESS_KEY: required when IMAGES_PROVIDER=unsplash');
   if (e.MAIL_FROM && !e.SMTP_URL) problems.push('MAIL_FROM: only together with SMTP_URL, the server that sends the e-mails');
   if (e.IMAGES_PROVIDER === 'pexels' && !e.PEXELS_API_KEY) problems.push('PEXELS_API_KEY: required when IMAGES_PROVIDER=pexels');
+  if (e.PAYMENTS_PROVIDER === 'stripe') {
+    if (!e.STRIPE_SECRET_KEY) problems.push('STRIPE_SECRET_KEY: required when PAYMENTS_PROVIDER=stripe');
+    if (!e.STRIPE_WEBHOOK_SECRET) problems.push('STRIPE_WEBHOOK_SECRET: required when PAYMENTS_PROVIDER=stripe (Stripe shows it for the webhook endpoint, or `stripe listen` prints it)');
+  }
+  if (e.STRIPE_API_URL && !e.STRIPE_API_URL.startsWith('https://') && !(allowPrivate && e.STRIPE_API_URL.startsWith('http://'))) {
+    problems.push('STRIPE_API_URL: must be an https URL (plain http only with OUTBOUND_ALLOW_PRIVATE=1)');
+  }
+  if (e.STRIPE_API_URL && nodeEnv === 'production') problems.push('STRIPE_API_URL: only for tests; leave it unset in production (the SDK talks to api.stripe.com)');
   return problems;
 }
 

@@ -10,11 +10,13 @@ export const PROBLEMS = {
   invalid_webhook_url: { status: 400, title: 'Webhook URL not allowed', resolution: 'Use an https:// URL without credentials whose host resolves to public addresses.' },
   invalid_idempotency_key: { status: 400, title: 'Invalid Idempotency-Key', resolution: 'Send one Idempotency-Key of 1 to 255 visible ASCII characters.' },
   unauthorized: { status: 401, title: 'Unauthorized', resolution: 'Send Authorization: Bearer <API key>; create a key with the CLI (keys create).' },
+  invalid_signature: { status: 401, title: 'Signature invalid', resolution: 'Sign the payload with the webhook signing secret (Stripe-Signature), within 5 minutes of sending it.' },
   insufficient_scope: { status: 403, title: 'Forbidden', resolution: 'Use a key that has the scope named in detail.' },
   unknown_tool: { status: 404, title: 'Unknown tool', resolution: 'List the tools in /openapi.json or over MCP tools/list.' },
   not_found: { status: 404, title: 'Not found', resolution: 'Check the identifier; list the entities to find valid ones.' },
   method_not_allowed: { status: 405, title: 'Method not allowed', resolution: 'Use POST for tool calls.' },
   conflict: { status: 409, title: 'Conflict', resolution: 'Choose another unique value (slug or code), or update the existing entity.' },
+  order_not_payable: { status: 409, title: 'Order not awaiting payment', resolution: 'Only a pending_payment order gets a payment link; check its status with orders.get.' },
   idempotency_in_progress: { status: 409, title: 'Request in progress', resolution: 'A request with this Idempotency-Key is still running; retry after it finishes.' },
   payload_too_large: { status: 413, title: 'Payload too large', resolution: 'Send a smaller body.' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type', resolution: 'Send Content-Type: application/json.' },
@@ -24,6 +26,8 @@ export const PROBLEMS = {
   category_not_empty: { status: 422, title: 'Category still has products', resolution: 'Move or delete the category’s products first.' },
   illegal_transition: { status: 422, title: 'Illegal status transition', resolution: 'Choose one of the legal targets listed in detail.' },
   tracking_requires_shipped: { status: 422, title: 'Tracking only when shipping', resolution: 'Send carrier, trackingNumber and trackingUrl with status "shipped" only.' },
+  not_refundable: { status: 422, title: 'Order not refundable', resolution: 'Refund only an order whose payment was taken (paid and later statuses, not disputed or cancelled); check orders.get.' },
+  refund_exceeds_paid: { status: 422, title: 'Refund exceeds what was paid', resolution: 'Refund at most the amount detail names (paid minus already refunded), or leave amountDkk out to refund all of it.' },
   discount_unavailable: { status: 422, title: 'Discount code unavailable', resolution: 'Use another code, or check it with discounts.list.' },
   out_of_stock: { status: 422, title: 'Out of stock', resolution: 'Reduce the quantity or choose another product.' },
   variant_required: { status: 422, title: 'Variant required', resolution: 'Name one of the variants listed in detail (variantId or sku), or change it with variants.update.' },
@@ -57,6 +61,9 @@ export const PROBLEMS = {
 } as const satisfies Record<string, { status: number; title: string; resolution: string }>;
 
 export type ProblemCode = keyof typeof PROBLEMS;
+
+/** Codes only routes other than tool calls answer with (Stripe's webhook): no tool operation lists them. */
+export const NON_TOOL_PROBLEMS: ReadonlySet<ProblemCode> = new Set(['invalid_signature']);
 
 export class AppError extends Error {
   readonly code: ProblemCode;

@@ -49,10 +49,10 @@ const EFFECTS: Readonly<Partial<Record<OrderStatus, TransitionEffects>>> = {
 };
 
 /**
- * Statuses whose order total counts as revenue (analytics.summary, customers.*): the money was taken and not
- * (fully) given back. partial_refund counts with its full total because the refunded amount is not recorded;
- * disputed does not count until the dispute is resolved (→ completed or refunded); flagged_review does not count
- * while the payment is under review.
+ * Statuses whose orders count as revenue (analytics.summary, customers.*): the money was taken and not (fully)
+ * given back. Each counts its total less the refunds recorded on it (refundedDkk: orders.refund, Stripe's
+ * charge.refunded; docs/payments.md), so a partial_refund counts what the shop kept; disputed does not count until
+ * the dispute is resolved (→ completed or refunded); flagged_review does not count while the payment is under review.
  */
 export const REVENUE_STATUSES: readonly OrderStatus[] = ['paid', 'processing', 'shipped', 'delivered', 'completed', 'partial_refund'];
 

@@ -1,28 +1,29 @@
 /**
- * How an order placed at checkout gets paid. Taking payment is out of scope for this service (docs/commerce.md): a provider
- * only says how the buyer pays and what reference to store; the order stays `pending_payment` until someone (an
- * admin, or later a provider's webhook) moves it on with orders.update_status.
+ * How an order placed at checkout gets paid (docs/payments.md). A provider says, inside the checkout's transaction
+ * and without any I/O, what to store on the order and what to tell the buyer. With `manual` the order stays
+ * `pending_payment` until an admin records the payment; with `stripe` the buyer pays in a Stripe Checkout Session
+ * opened once the order is committed, and Stripe's events move the order on.
  */
 export type PaymentRequest = { orderId: string; totalDkk: number; currency: string };
 
 export type PaymentStart = {
-  /** Stored as the order's paymentMethod. */
-  paymentMethod: string;
-  /** The payment's id at the processor (stored as stripePaymentIntentId); null when there is none. */
+  /** Stored as the order's paymentMethod; null while the buyer has not chosen one yet (Stripe: card, mobilepay …). */
+  paymentMethod: string | null;
+  /** The payment's id at the processor (stored as stripePaymentIntentId); null when there is none yet. */
   externalId: string | null;
   /** What the agent should tell the buyer. */
   instructions: string;
 };
 
 export interface PaymentProvider {
-  readonly name: string;
-  start(request: PaymentRequest): Promise<PaymentStart>;
+  readonly name: 'manual' | 'stripe';
+  start(request: PaymentRequest): PaymentStart;
 }
 
 /** Payment happens outside the service (invoice, bank transfer, card terminal); an admin records it. */
 export const manualPaymentProvider: PaymentProvider = {
   name: 'manual',
-  async start({ orderId, totalDkk, currency }) {
+  start({ orderId, totalDkk, currency }) {
     return {
       paymentMethod: 'manual',
       externalId: null,
@@ -31,6 +32,24 @@ export const manualPaymentProvider: PaymentProvider = {
   },
 };
 
-function formatAmount(oere: number): string {
+/** The buyer pays at Stripe Checkout; the method (card, mobilepay …) is known once Stripe reports the payment. */
+export const stripePaymentProvider: PaymentProvider = {
+  name: 'stripe',
+  start({ orderId, totalDkk, currency }) {
+    return {
+      paymentMethod: null,
+      externalId: null,
+      instructions: `Send the buyer to payment.url to pay ${formatAmount(totalDkk)} ${currency} for order ${orderId}; it becomes paid when Stripe confirms.`,
+    };
+  },
+};
+
+export const paymentProviderNamed = (name: PaymentProvider['name']): PaymentProvider => (name === 'stripe' ? stripePaymentProvider : manualPaymentProvider);
+
+/** What the agent is told when the Checkout Session could not be opened after the order was placed. */
+export const paymentLinkLater = (orderId: string) =>
+  `Stripe could not be reached; order ${orderId} stays pending_payment. Get the payment link with orders.payment_link.`;
+
+export function formatAmount(oere: number): string {
   return `${Math.trunc(oere / 100)}.${String(oere % 100).padStart(2, '0')}`;
 }

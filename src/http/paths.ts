@@ -28,4 +28,6 @@ export const PATHS = {
   /** Probes for balancers and orchestrators (src/http/health.ts). */
   livez: '/livez',
   readyz: '/readyz',
+  /** Stripe's events (docs/payments.md): signed by Stripe, not by a key. */
+  stripeWebhook: '/api/payments/stripe/webhook',
 } as const;

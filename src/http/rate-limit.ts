@@ -21,6 +21,8 @@ export type Limiters = {
   tool: (name: string, limit: ToolRateLimit) => Limiter;
   /** Per-IP limits of the built-in authorization server's endpoints (docs/oauth.md). */
   oauth: Readonly<{ register: Limiter; authorize: Limiter; token: Limiter }>;
+  /** Per client address, for Stripe's webhook deliveries (docs/payments.md): a key's budget, since no key is sent. */
+  stripeWebhook: Limiter;
 };
 
 /** Registering is once per host installation, so its window is an hour. */
@@ -86,6 +88,7 @@ export async function createLimiters(app: FastifyInstance, config: Config, redis
       authorize: make('oauth-authorize', config.oauthRateLimit.authorizeMax, (req) => req.ip),
       token: make('oauth-token', config.oauthRateLimit.tokenMax, (req) => req.ip),
     },
+    stripeWebhook: make('stripe-webhook', authMax, (req) => req.ip),
     tool: (name, { max, windowSeconds }) => {
       let limiter = toolLimiters.get(name);
       if (!limiter) toolLimiters.set(name, (limiter = make(name, max, byKey, windowSeconds)));

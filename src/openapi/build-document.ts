@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { PROBLEMS, type ProblemCode } from '../errors.ts';
+import { NON_TOOL_PROBLEMS, PROBLEMS, type ProblemCode } from '../errors.ts';
 import { PATHS } from '../http/paths.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import { deprecationNotice } from '../registry/deprecation-notice.ts';
@@ -78,7 +78,7 @@ const ERROR_RESPONSES: Record<number, { name: string; headers: HeaderName[] }> =
 const headerRefs = (names: readonly HeaderName[]) =>
   Object.fromEntries(names.map((h) => [h, { $ref: `#/components/headers/${h}` }]));
 
-const codesOfStatus = (status: number) => PROBLEM_CODES.filter((c) => PROBLEMS[c].status === status);
+const codesOfStatus = (status: number) => PROBLEM_CODES.filter((c) => PROBLEMS[c].status === status && !NON_TOOL_PROBLEMS.has(c));
 
 function problemResponse(status: number, codes: readonly ProblemCode[]) {
   const headers = ERROR_RESPONSES[status]?.headers ?? [];

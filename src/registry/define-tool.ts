@@ -121,6 +121,15 @@ export type WriteToolSpec<I extends AnyObject, O extends z.ZodType> = CommonSpec
    * must allow what it returns. Left out, the result is kept as it is.
    */
   replayResult?: (result: z.output<O>) => z.input<O>;
+  /**
+   * Completes the result once the transaction has committed: for a call to an external service that must not run
+   * while the write holds row locks (a Stripe Checkout Session for a placed order, docs/payments.md). Runs after the
+   * first call and again on every replay of its Idempotency-Key (what is stored is the result before this step, so
+   * the step must be idempotent itself); never for a dry run or a failed call. Its answer is checked against the
+   * output schema; a failure it throws is the call's answer, though the write has committed, so a step that can
+   * fail says in the result how to finish instead where the write must count as done.
+   */
+  completeAfterCommit?: (result: z.output<O>, ctx: ReadContext) => Promise<z.input<O>>;
   handler: (input: z.infer<I>, ctx: WriteContext) => Promise<z.input<O>>;
 };
 
@@ -152,6 +161,8 @@ type ToolBase = {
   readonly rateLimit: ToolRateLimit | undefined;
   /** The result an Idempotency-Key record keeps and a replay answers, from the result of the call (see WriteToolSpec). */
   readonly replayResult: (result: unknown) => unknown;
+  /** The write's after-commit step (see WriteToolSpec); undefined for reads and most writes. */
+  readonly completeAfterCommit: ((result: unknown, ctx: ReadContext) => Promise<unknown>) | undefined;
 };
 
 export type Tool =
@@ -174,6 +185,13 @@ function replayResultOf<I extends AnyObject, O extends z.ZodType>(spec: ToolSpec
   const redact = spec.kind === 'write' ? spec.replayResult : undefined;
   if (!redact) return (result) => result;
   return (result) => spec.output.parse(redact(spec.output.parse(result)));
+}
+
+/** The declared after-commit step, typed by parsing the committed result with the output schema. */
+function completionOf<I extends AnyObject, O extends z.ZodType>(spec: ToolSpec<I, O>): ToolBase['completeAfterCommit'] {
+  const step = spec.kind === 'write' ? spec.completeAfterCommit : undefined;
+  if (!step) return undefined;
+  return (result, ctx) => step(spec.output.parse(result), ctx);
 }
 
 export function defineTool<I extends AnyObject, O extends z.ZodType>(spec: ToolSpec<I, O>): Tool {
@@ -210,6 +228,7 @@ export function defineTool<I extends AnyObject, O extends z.ZodType>(spec: ToolS
     deprecated: spec.deprecated,
     rateLimit: spec.rateLimit ? Object.freeze({ ...spec.rateLimit }) : undefined,
     replayResult: replayResultOf(spec),
+    completeAfterCommit: completionOf(spec),
   };
   // The handlers' input types are the validators' outputs, which invokeTool passes them; the registry holds them
   // untyped so tools of every shape fit one list.

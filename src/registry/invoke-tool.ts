@@ -89,7 +89,7 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
       : null;
   for (let attempt = 1; ; attempt++) {
     const outcome = await writeOnce(deps, req, { args, dryRun, idem, readContext });
-    if (outcome !== RUN_AGAIN) return outcome;
+    if (outcome !== RUN_AGAIN) return 'dryRun' in outcome ? outcome : complete(tool, outcome, { ...readContext, db: deps.db });
     if (attempt === WRITE_ATTEMPTS) {
       throw new AppError('service_unavailable', 'Concurrent changes to the same rows kept this write from completing; nothing was changed. Retry it.', { 'Retry-After': '1' });
     }
@@ -168,6 +168,15 @@ async function writeOnce(deps: InvokeDeps, req: InvokeRequest, { args, dryRun, i
     }
     throw err;
   }
+}
+
+/**
+ * A committed write's (or a replay's) result, completed by the tool's after-commit step when it declares one: the
+ * transaction and its row locks are gone by now, so the step may call an external service (docs/payments.md).
+ */
+async function complete(tool: Tool, outcome: Exclude<InvokeResult, { dryRun: true }>, ctx: ReadContext): Promise<InvokeResult> {
+  if (!tool.completeAfterCommit) return outcome;
+  return { ...outcome, result: shapeOutput(tool, await tool.completeAfterCommit(outcome.result, ctx)) };
 }
 
 function authorize(tool: Tool, principal: Principal | null): void {

@@ -83,6 +83,8 @@ export const FullOrder = z.object({
   fxRate: z.number(),
   channel: str(),
   acpSessionId: optStr(),
+  refundedDkk: z.number().int().describe('Øre given back so far (orders.refund, Stripe refunds, a lost dispute).'),
+  stripeCheckoutSessionId: optStr().describe('The Stripe Checkout Session the buyer pays in (PAYMENTS_PROVIDER=stripe).'),
   items: z.array(OrderItemOut),
 });
 

@@ -2,6 +2,7 @@ import type { DbClient } from '../db/client.ts';
 import { isOrderStatus, ORDER_STATUSES, REVENUE_STATUSES, type OrderStatus } from '../domain/order-transitions.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 
+/** totalDkk: the orders' totals less what was refunded of them (docs/payments.md). */
 type StatusRow = { status: OrderStatus; orders: bigint; agentOrders: bigint; totalDkk: bigint };
 type ProductRow = { productId: string; productSlug: string | null; productName: string; quantity: bigint; revenueDkk: bigint };
 type VariantRow = { productId: string; variantId: string | null; variantSku: string | null; variantAttributes: unknown; quantity: bigint; revenueDkk: bigint };
@@ -11,7 +12,7 @@ export async function salesSummary(db: DbClient, from: Date, to: Date, topProduc
   const revenueStatuses = Prisma.join(REVENUE_STATUSES);
   const byStatus = await db.$queryRaw<StatusRow[]>`
     SELECT status, count(*) AS orders, count(*) FILTER (WHERE "isAiGenerated") AS "agentOrders",
-           COALESCE(sum("totalDkk"), 0)::bigint AS "totalDkk"
+           COALESCE(sum("totalDkk" - "refundedDkk"), 0)::bigint AS "totalDkk"
     FROM "Order" WHERE "createdAt" >= ${from} AND "createdAt" <= ${to}
     GROUP BY status`;
   const top = await db.$queryRaw<ProductRow[]>`

@@ -1,17 +1,14 @@
-import type { EmailConfig } from '../config.ts';
+import type { Config, EmailConfig } from '../config.ts';
 import { deferWrite, type Tx } from '../db/client.ts';
 import { newId } from '../db/ids.ts';
 import { enqueueCheckoutConfirmation } from '../email/outbox.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
-import { manualPaymentProvider, type PaymentProvider } from '../domain/payment.ts';
+import { paymentProviderNamed, type PaymentProvider } from '../domain/payment.ts';
 import { priceOrder } from '../domain/pricing.ts';
 import { AppError } from '../errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { cartSnapshot, lineAvailable, lineOptions, lockCartForCheckout, type CartLine } from './carts.ts';
 import { discountTerms, normalizeCode, usableNow } from './discounts.ts';
-
-/** How orders placed by agents are paid; swapping in a real processor means passing another provider here. */
-const paymentProvider: PaymentProvider = manualPaymentProvider;
 
 /** A line as a buyer names it: the product's slug, and the variant's option values when it has any. */
 const lineName = (line: CartLine) => `"${line.slug}"${line.optionValues.length === 0 ? '' : ` (${line.optionValues.join(' / ')})`}`;
@@ -38,6 +35,12 @@ export type OrderChannel = 'agent' | 'web' | 'acp' | 'ucp';
  * Who checks out: the owner of the cart (an API key, or the storefront's cookie-held cart owner), the agent's name
  * when known, the channel, and for the protocols the checkout session the order came from (stored as acpSessionId).
  */
+/** What a checkout takes from the service's settings: how orders are paid (PAYMENTS_PROVIDER) and the SMTP settings. */
+export type CheckoutSetup = { payments: PaymentProvider; email: EmailConfig | undefined };
+
+export const checkoutSetup = (config: Pick<Config, 'payments' | 'email'>): CheckoutSetup =>
+  ({ payments: paymentProviderNamed(config.payments.provider), email: config.email });
+
 export type Buyer = { keyId: string; agentName: string | null; channel: OrderChannel; sessionId?: string | null };
 
 /**
@@ -57,10 +60,12 @@ export type Buyer = { keyId: string; agentName: string | null; channel: OrderCha
  * for the cart lock, a price, the last units sold), agent_api_expect fails the statement as a serialization
  * failure and the call runs again (src/registry/invoke-tool.ts), now answering from the rows as they are.
  * Without a code the statements have no discount part at all, so an ordinary checkout never reads "DiscountCode".
- * `email` is the service's SMTP settings (config.email): with them, a manually paid order's confirmation joins the
- * same final statement (docs/email.md).
+ * `setup.email` is the service's SMTP settings (config.email): with them, a manually paid order's confirmation joins
+ * the same final statement (docs/email.md). Starting the payment (`setup.payments`) does no I/O inside this
+ * transaction (docs/payments.md).
  */
-export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: Contact, discountCode: string | undefined, email: EmailConfig | undefined) {
+export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: Contact, discountCode: string | undefined, setup: CheckoutSetup) {
+  const { payments: paymentProvider, email } = setup;
   const code = discountCode === undefined ? null : normalizeCode(discountCode);
   const { cart, terms, lines, discount: discountRow } = await lockCartForCheckout(tx, buyer.keyId, cartId, code);
   const now = new Date();
@@ -75,7 +80,7 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
     terms.pricing,
   );
   const orderId = newId();
-  const payment = await paymentProvider.start({ orderId, totalDkk: money.totalDkk, currency: terms.currency });
+  const payment = paymentProvider.start({ orderId, totalDkk: money.totalDkk, currency: terms.currency });
   const order = {
     id: orderId,
     userId: null,
@@ -122,6 +127,8 @@ export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: 
     fxRate: 1,
     channel: buyer.channel,
     acpSessionId: buyer.sessionId ?? null,
+    refundedDkk: 0,
+    stripeCheckoutSessionId: null,
   };
   const items = lines.map((l) => ({
     id: newId(), orderId, productId: l.productId, productName: l.name, unitPriceDkk: l.priceDkk, quantity: l.quantity,

@@ -16,7 +16,7 @@ async function customers(db: DbClient, where: Prisma.Sql, take: number) {
     SELECT lower(o.email) AS email,
            (array_agg(o."shippingName" ORDER BY o."createdAt" DESC, o.id DESC))[1] AS name,
            count(*) AS "orderCount",
-           COALESCE(sum(o."totalDkk") FILTER (WHERE o.status IN (${Prisma.join(REVENUE_STATUSES)})), 0)::bigint AS "totalSpentDkk",
+           COALESCE(sum(o."totalDkk" - o."refundedDkk") FILTER (WHERE o.status IN (${Prisma.join(REVENUE_STATUSES)})), 0)::bigint AS "totalSpentDkk",
            min(o."createdAt") AS "firstOrderAt",
            max(o."createdAt") AS "lastOrderAt"
     FROM "Order" o

@@ -1,11 +1,10 @@
-import type { EmailConfig } from '../config.ts';
 import { inTransaction, type Db, type Tx } from '../db/client.ts';
 import { eventsOf } from '../events/outbox.ts';
 import { AppError, isRetryableConflict } from '../errors.ts';
 import type { Cart } from '../generated/prisma/client.ts';
 import { recordWrite, type AuditRow } from '../registry/idempotency.ts';
 import { addCartLine, cartLines, cartSnapshot, cartView, lockOpenCart, setCartLine, type CartLine } from './carts.ts';
-import { placeOrder, type Contact } from './checkout.ts';
+import { placeOrder, type CheckoutSetup, type Contact } from './checkout.ts';
 import { normalizeCode, usableDiscount } from './discounts.ts';
 
 // The storefront's cart and checkout (docs/storefront.md, "Buying on the storefront"): the same cart, pricing, stock
@@ -117,13 +116,12 @@ export class PriceChanged extends Error {}
  * Checks the owner's cart out with placeOrder, exactly as checkout.create_order does but with channel `web`
  * (isAiGenerated false, no agent name); its discount code is the one kept on the cart. `expectedTotal` is the total
  * the checkout page showed: an order priced otherwise (a price or the shipping changed meanwhile) is rolled back, so
- * the shopper never pays what they were not shown. `email` (config.email) writes a manual order's confirmation e-mail
- * with it (docs/email.md); without it the shopper gets none.
+ * the shopper never pays what they were not shown.
  */
-export function checkOutWebCart(db: Db, who: WebWrite, cartId: string, contact: Contact, expectedTotal: number, email?: EmailConfig) {
+export function checkOutWebCart(db: Db, who: WebWrite, cartId: string, contact: Contact, expectedTotal: number, setup: CheckoutSetup) {
   return webWrite(db, 'storefront.checkout', who, async (tx, audit) => {
     const cart = await tx.cart.findUnique({ where: { id: cartId }, select: { discountCode: true } });
-    const placed = await placeOrder(tx, { keyId: who.ownerId, agentName: null, channel: 'web' }, cartId, contact, cart?.discountCode ?? undefined, email);
+    const placed = await placeOrder(tx, { keyId: who.ownerId, agentName: null, channel: 'web' }, cartId, contact, cart?.discountCode ?? undefined, setup);
     if (placed.money.totalDkk !== expectedTotal) throw new PriceChanged(`the order totals ${placed.money.totalDkk}, the page showed ${expectedTotal}`);
     audit({
       entityType: 'order',

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
+import { checkoutSetup } from '../services/checkout.ts';
 import type { Db } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 import { baseUrlOf } from '../http/base-url.ts';
@@ -181,7 +182,7 @@ export function registerShopRoutes(app: FastifyInstance, deps: ShopDeps): ShopRo
       const { terms: _terms, phoneNumber, ...contact } = parsed.data;
       const expectedTotal = Number(one(form.expectedTotal));
       try {
-        const placed = await checkOutWebCart(db, who, cart.id, { ...contact, ...(phoneNumber ? { phoneNumber } : {}) }, expectedTotal);
+        const placed = await checkOutWebCart(db, who, cart.id, { ...contact, ...(phoneNumber ? { phoneNumber } : {}) }, expectedTotal, checkoutSetup(config));
         const s = await signerOf();
         // A provider with a hosted payment page (Stripe) answers with its URL: the shopper pays there and comes back to the order.
         if ('url' in placed.payment && typeof placed.payment.url === 'string') return seeOther(reply, placed.payment.url);

@@ -42,7 +42,7 @@ export const analyticsTools = [
   defineTool({
     name: 'analytics.summary',
     title: 'Sales summary',
-    description: `Sales figures for orders created in [fromDate, toDate] (default: the last ${DEFAULT_DAYS} days up to now). Revenue counts orders in ${REVENUE_STATUSES.join(', ')} (money taken and not fully refunded; partial refunds count in full because the refunded amount is not recorded). orderCount, ordersByStatus and the agent share cover every order. Top products rank by revenue in revenue orders. Amounts in øre.`,
+    description: `Sales figures for orders created in [fromDate, toDate] (default: the last ${DEFAULT_DAYS} days up to now). Revenue counts orders in ${REVENUE_STATUSES.join(', ')} (money taken and not fully refunded), each at its total less recorded refunds. orderCount, ordersByStatus and the agent share cover every order. Top products rank by revenue in revenue orders. Amounts in øre.`,
     scope: 'analytics:read',
     input: z.strictObject({
       ...DateRange,

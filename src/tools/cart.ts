@@ -11,7 +11,9 @@ import { emailInput } from '../schemas/web.ts';
 import {
   addCartLine, cartLines, cartSnapshot, cartView, findCart, lockOpenCart, pricedCart, setCartLine, type CartLine, type LineRef,
 } from '../services/carts.ts';
-import { placeOrder, type Buyer } from '../services/checkout.ts';
+import { paymentLinkLater } from '../domain/payment.ts';
+import { checkoutSetup, placeOrder, type Buyer } from '../services/checkout.ts';
+import { openCheckoutSession } from '../services/payments.ts';
 
 const quantity = (min: 0 | 1) => z.number().int().min(min).max(MAX_INT);
 
@@ -57,7 +59,12 @@ const CheckoutOut = z.object({
   })),
   discountCode: z.string().nullable(),
   ...MoneyFields,
-  payment: z.object({ provider: z.string(), instructions: z.string() }),
+  payment: z.object({
+    provider: z.enum(['manual', 'stripe']),
+    instructions: z.string(),
+    url: z.string().nullable().optional().describe('Stripe Checkout page; null: use orders.payment_link.'),
+    expiresAt: timestamp().nullable().optional(),
+  }),
 });
 
 function keyIdOf(ctx: Pick<ReadContext, 'principal'>): string {
@@ -162,7 +169,7 @@ export const cartTools = [
     name: 'checkout.create_order',
     title: 'Check out a cart',
     description:
-      'Turns an open cart into an order in status pending_payment (channel "agent", isAiGenerated true, aiAgentSource = the key’s name), priced like cart.get. Stock is taken and the discount code’s use counted atomically: 422 out_of_stock or 422 discount_unavailable (unknown, inactive, expired or used up) leave nothing changed. A cart is checked out once (422 cart_closed); an empty one gives 422 empty_cart. Payment is manual: the shop marks the order paid with orders.update_status.',
+      'Turns an open cart into an order in status pending_payment (channel "agent", isAiGenerated true, aiAgentSource = the key’s name), priced like cart.get. Stock is taken and the discount code’s use counted atomically: 422 out_of_stock or 422 discount_unavailable (unknown, inactive, expired or used up) leave nothing changed. A cart is checked out once (422 cart_closed); an empty one gives 422 empty_cart. Payment: manual (the shop marks it paid with orders.update_status), or Stripe: hand the buyer payment.url.',
     scope: 'cart:write',
     kind: 'write',
     errors: ['not_found', 'cart_closed', 'empty_cart', 'out_of_stock', 'discount_unavailable', 'value_out_of_range'],
@@ -186,7 +193,7 @@ export const cartTools = [
     output: CheckoutOut,
     async handler({ cartId, discountCode, ...contact }, ctx) {
       const buyer: Buyer = { keyId: keyIdOf(ctx), agentName: ctx.principal?.name ?? null, channel: 'agent' };
-      const placed = await placeOrder(ctx.db, buyer, cartId, contact, discountCode, ctx.config.email);
+      const placed = await placeOrder(ctx.db, buyer, cartId, contact, discountCode, checkoutSetup(ctx.config));
       ctx.audit({
         entityType: 'order',
         entityId: placed.order.id,
@@ -202,8 +209,21 @@ export const cartTools = [
         items: placed.taken,
         discountCode: placed.order.discountCode,
         ...placed.money,
-        payment: placed.payment,
+        payment: placed.payment.provider === 'stripe' ? { ...placed.payment, url: null, expiresAt: null } : placed.payment,
       };
+    },
+    // The Checkout Session is opened once the order has committed: no row lock waits on Stripe, and an order Stripe
+    // cannot be reached for stays a valid pending_payment order whose link orders.payment_link gets later.
+    async completeAfterCommit(result, ctx) {
+      if (result.payment.provider !== 'stripe') return result;
+      try {
+        const { url, expiresAt } = await openCheckoutSession(ctx.db, ctx.config, result.orderId);
+        return { ...result, payment: { ...result.payment, url, expiresAt } };
+      } catch (err) {
+        ctx.log.warn({ err, order: result.orderId }, 'no Stripe Checkout Session for a placed order');
+        const instructions = err instanceof AppError && err.code === 'order_not_payable' ? err.message : paymentLinkLater(result.orderId);
+        return { ...result, payment: { ...result.payment, url: null, expiresAt: null, instructions } };
+      }
     },
   }),
 ];

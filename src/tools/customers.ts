@@ -14,7 +14,7 @@ const CustomerSummary = z.object({
   email: z.string().describe('Lower-cased: orders are grouped by email case-insensitively.'),
   name: z.string().describe('The shipping name of the most recent order.'),
   orderCount: z.number().int().min(0),
-  totalSpentDkk: z.number().int().min(0).describe('Σ totalDkk of orders in a revenue status (see analytics.summary).'),
+  totalSpentDkk: z.number().int().min(0).describe('Σ totalDkk less refunds of orders in a revenue status (see analytics.summary).'),
   firstOrderAt: timestamp(),
   lastOrderAt: timestamp(),
 });

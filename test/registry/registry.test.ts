@@ -26,8 +26,8 @@ describe('tool registry', () => {
     for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
       expect(typeof tool.annotations[hint]).toBe('boolean');
     }
-    // Only tools that call an external provider reach beyond the shop's own data.
-    expect(tool.annotations.openWorldHint).toBe(tool.name === 'images.search_stock');
+    // Only tools that call an external provider (stock photos, Stripe) reach beyond the shop's own data.
+    expect(tool.annotations.openWorldHint).toBe(['images.search_stock', 'orders.payment_link', 'orders.refund'].includes(tool.name));
     if (tool.annotations.readOnlyHint) expect(tool.annotations.destructiveHint).toBe(false);
   });
 

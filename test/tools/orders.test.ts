@@ -120,8 +120,8 @@ const FULL_ORDER_FIELDS = [
   'acpSessionId', 'aiAgentSource', 'billingAddress', 'billingCity', 'billingCountry', 'billingName', 'billingZip', 'carrier', 'channel',
   'confirmationEmailSentAt', 'createdAt', 'currency', 'discountCode', 'discountDkk', 'disputedAt', 'email', 'estDeliveryFrom', 'estDeliveryTo',
   'fxRate', 'id', 'invoiceId', 'invoicePdfUrl', 'invoiceProvider', 'isAiGenerated', 'items', 'paidAt', 'paymentMethod', 'phoneNumber',
-  'refundedAt', 'shippingAddress', 'shippingCity', 'shippingDkk', 'shippingName', 'shippingZip', 'status', 'stripePaymentIntentId',
-  'subtotalDkk', 'totalDkk', 'trackingNumber', 'trackingUrl', 'userId', 'vatOere',
+  'refundedAt', 'refundedDkk', 'shippingAddress', 'shippingCity', 'shippingDkk', 'shippingName', 'shippingZip', 'status', 'stripeCheckoutSessionId',
+  'stripePaymentIntentId', 'subtotalDkk', 'totalDkk', 'trackingNumber', 'trackingUrl', 'userId', 'vatOere',
 ];
 
 describe('POST /api/v1/tools/orders.get', () => {
@@ -132,7 +132,7 @@ describe('POST /api/v1/tools/orders.get', () => {
     expect(Object.keys(result).sort()).toEqual(FULL_ORDER_FIELDS);
     expect(result).toMatchObject({
       id: order.id, userId: null, status: 'pending_payment', billingName: null, vatOere: null, paidAt: null, estDeliveryFrom: null,
-      subtotalDkk: 9000, totalDkk: 9000, currency: 'DKK', fxRate: 1, channel: 'web', isAiGenerated: false, createdAt: day(3).toISOString(),
+      subtotalDkk: 9000, totalDkk: 9000, refundedDkk: 0, stripeCheckoutSessionId: null, currency: 'DKK', fxRate: 1, channel: 'web', isAiGenerated: false, createdAt: day(3).toISOString(),
     });
     expect(result.items).toEqual([{
       id: order.items[0].id, orderId: order.id, productId: product.id, productName: 'Aviator', unitPriceDkk: 4500, quantity: 2,

@@ -1,0 +1,248 @@
+import Stripe from 'stripe';
+import type { Config, EmailConfig } from '../config.ts';
+import type { DbClient, Tx } from '../db/client.ts';
+import { assertTransition, type OrderStatus } from '../domain/order-transitions.ts';
+import { formatAmount } from '../domain/payment.ts';
+import { AppError } from '../errors.ts';
+import { changeOrderStatus, loadOrder } from './orders.ts';
+
+// Stripe, on its official SDK (docs/payments.md): Checkout Sessions for placed orders and refunds. Every call is made
+// outside any transaction of ours, so no row lock waits on Stripe.
+
+type StripeSettings = NonNullable<Config['payments']['stripe']>;
+
+const clients = new WeakMap<StripeSettings, Stripe>();
+
+/** The SDK client for these settings (one per process); STRIPE_API_URL points it at a fake in tests. */
+export function stripeClient(config: Config): Stripe {
+  const settings = config.payments.stripe;
+  if (!settings) throw new AppError('service_unavailable', 'Stripe is not configured on this service (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET).');
+  let client = clients.get(settings);
+  if (!client) {
+    const api = settings.apiUrl;
+    client = new Stripe(settings.secretKey, {
+      // One quick retry (the SDK sends the same idempotency key), then the caller decides: a checkout keeps its
+      // order and says how to get the link later.
+      maxNetworkRetries: 1,
+      timeout: 10_000,
+      telemetry: false,
+      appInfo: { name: 'agent-api' },
+      ...(api ? { host: api.hostname, port: api.port || (api.protocol === 'http:' ? 80 : 443), protocol: api.protocol === 'http:' ? 'http' : 'https' } : {}),
+    });
+    clients.set(settings, client);
+  }
+  return client;
+}
+
+/** Stripe's failures as problems: unreachable or refusing, it is the upstream that failed. */
+export function upstreamProblem(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof Stripe.errors.StripeConnectionError) return new AppError('upstream_error', 'Stripe could not be reached; retry later.');
+  if (err instanceof Stripe.errors.StripeError) return new AppError('upstream_error', `Stripe refused the request: ${err.message}`);
+  return new AppError('upstream_error', 'The call to Stripe failed; retry later.');
+}
+
+async function atStripe<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw upstreamProblem(err);
+  }
+}
+
+export type PaymentLink = { provider: 'stripe'; url: string; expiresAt: string; sessionId: string };
+
+type OrderForSession = Awaited<ReturnType<typeof loadOrder>>;
+
+/** A line's name as the buyer saw it: the product, and the variant's option values when it has any. */
+function lineName(item: OrderForSession['items'][number]): string {
+  const options = item.variantAttributes !== null && typeof item.variantAttributes === 'object' && !Array.isArray(item.variantAttributes)
+    ? Object.values(item.variantAttributes).filter((v) => typeof v === 'string')
+    : [];
+  return options.length === 0 ? item.productName : `${item.productName} (${options.join(' / ')})`;
+}
+
+/**
+ * The order's lines as the service priced them (øre, VAT included): each item, and shipping. Checkout has no
+ * negative lines, so an order with a discount is one line of its total naming the items and the code; so is any
+ * order whose lines would not add up to its total, or that has more lines than Checkout takes. Either way the buyer
+ * is charged exactly the order's total.
+ */
+export function lineItems(order: OrderForSession): Stripe.Checkout.SessionCreateParams.LineItem[] {
+  const currency = order.currency.toLowerCase();
+  const line = (name: string, amount: bigint | number, quantity: bigint | number, description?: string) => ({
+    price_data: { currency, unit_amount: Number(amount), product_data: { name, ...(description ? { description } : {}) } },
+    quantity: Number(quantity),
+  });
+  const lines = order.items.map((i) => line(lineName(i), i.unitPriceDkk, i.quantity));
+  if (order.shippingDkk > 0n) lines.push(line('Shipping', order.shippingDkk, 1));
+  const sum = lines.reduce((n, l) => n + l.price_data.unit_amount * l.quantity, 0);
+  if (order.discountDkk === 0n && sum === Number(order.totalDkk) && lines.length <= 100) return lines;
+  const items = order.items.map((i) => `${Number(i.quantity)} × ${lineName(i)}`).join(', ');
+  const discount = order.discountCode ? `; discount ${order.discountCode} −${formatAmount(Number(order.discountDkk))}` : '';
+  return [line(`Order ${order.id}`, order.totalDkk, 1, `${items}${discount}`.slice(0, 500))];
+}
+
+/** Where Stripe sends the buyer back to: the storefront, told which order and how it went. */
+function storefrontUrl(config: Config, orderId: string, outcome: 'paid' | 'cancelled'): string {
+  const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
+  return `${base}/?order=${encodeURIComponent(orderId)}&payment=${outcome}`;
+}
+
+function linkOf(session: Stripe.Checkout.Session): PaymentLink {
+  if (!session.url) throw new AppError('upstream_error', `Stripe returned Checkout Session ${session.id} without a URL.`);
+  return { provider: 'stripe', url: session.url, expiresAt: new Date(session.expires_at * 1000).toISOString(), sessionId: session.id };
+}
+
+/**
+ * The Checkout Session the buyer pays the order in: the open one stored on the order, else a new one. The
+ * idempotency key is derived from the order (and the session it replaces), so a retried checkout or two concurrent
+ * calls get the same session, never two. 409 order_not_payable unless the order is pending_payment.
+ */
+export async function openCheckoutSession(db: DbClient, config: Config, orderId: string): Promise<PaymentLink> {
+  const stripe = stripeClient(config);
+  const order = await loadOrder(db, orderId);
+  assertPayable(order);
+  const previous = order.stripeCheckoutSessionId;
+  if (previous !== null) {
+    const session = await atStripe(() => stripe.checkout.sessions.retrieve(previous));
+    if (session.status === 'open') return linkOf(session);
+    if (session.status === 'complete') {
+      throw new AppError('order_not_payable', `Order ${orderId} was paid at Stripe; it becomes paid when Stripe's event arrives.`);
+    }
+  }
+  const session = await atStripe(() => stripe.checkout.sessions.create({
+    mode: 'payment',
+    line_items: lineItems(order),
+    customer_email: order.email,
+    client_reference_id: order.id,
+    metadata: { orderId: order.id },
+    payment_intent_data: { metadata: { orderId: order.id } },
+    allowed_payment_method_types: [...(config.payments.stripe?.paymentMethods ?? ['card'])],
+    success_url: storefrontUrl(config, order.id, 'paid'),
+    cancel_url: storefrontUrl(config, order.id, 'cancelled'),
+  }, { idempotencyKey: previous === null ? `order-${order.id}-checkout` : `order-${order.id}-checkout-after-${previous}` }));
+  // Only while the order still awaits payment and nobody stored another session meanwhile.
+  await db.$executeRaw`
+    UPDATE "Order" SET "stripeCheckoutSessionId" = ${session.id}
+    WHERE id = ${order.id} AND status = 'pending_payment' AND "stripeCheckoutSessionId" IS NOT DISTINCT FROM ${previous}`;
+  return linkOf(session);
+}
+
+export function assertPayable(order: { id: string; status: string }): void {
+  if (order.status !== 'pending_payment') {
+    throw new AppError('order_not_payable', `Order ${order.id} is ${order.status}; only a pending_payment order can be paid.`);
+  }
+}
+
+/** What orders.refund may still give back: the total less what was refunded; 422 otherwise. */
+export function refundableAmount(order: { id: string; status: string; totalDkk: bigint; refundedDkk: bigint }, requested: number | undefined): number {
+  const left = Number(order.totalDkk - order.refundedDkk);
+  if (left <= 0) throw new AppError('refund_exceeds_paid', `Order ${order.id} has nothing left to refund.`);
+  if (requested !== undefined && requested > left) {
+    throw new AppError('refund_exceeds_paid', `Order ${order.id} can be refunded at most ${left} øre (${formatAmount(left)}); ${requested} requested.`);
+  }
+  return requested ?? left;
+}
+
+/**
+ * Asks Stripe to refund part of the order's payment. The idempotency key names the order, what was refunded before
+ * and the amount, so a retried call makes one refund; the order moves when Stripe's charge.refunded arrives.
+ */
+export async function refundAtStripe(
+  config: Config,
+  order: { id: string; stripePaymentIntentId: string; refundedDkk: bigint },
+  amountDkk: number,
+  reason: string | undefined,
+): Promise<{ refundId: string; status: string | null }> {
+  const stripe = stripeClient(config);
+  try {
+    const refund = await stripe.refunds.create(
+      { payment_intent: order.stripePaymentIntentId, amount: amountDkk, metadata: { orderId: order.id, ...(reason ? { reason } : {}) } },
+      { idempotencyKey: `order-${order.id}-refund-${order.refundedDkk}-${amountDkk}` },
+    );
+    return { refundId: refund.id, status: refund.status };
+  } catch (err) {
+    // Stripe knows of refunds not yet reported to us: more than is left at Stripe is the same problem as here.
+    if (err instanceof Stripe.errors.StripeInvalidRequestError && (err.code === 'amount_too_large' || err.code === 'charge_already_refunded')) {
+      throw new AppError('refund_exceeds_paid', `Stripe refused the refund of order ${order.id}: ${err.message}`);
+    }
+    throw upstreamProblem(err);
+  }
+}
+
+/**
+ * The payment method type (card, mobilepay …) and the order id Stripe holds for a payment intent; null when Stripe
+ * knows no such payment intent (another account's event). Other failures throw: the event is answered 5xx and
+ * Stripe delivers it again.
+ */
+export async function paymentIntentFacts(config: Config, paymentIntentId: string): Promise<{ method: string | null; orderId: string | null } | null> {
+  let intent: Stripe.PaymentIntent;
+  try {
+    intent = await stripeClient(config).paymentIntents.retrieve(paymentIntentId, { expand: ['latest_charge'] });
+  } catch (err) {
+    if (err instanceof Stripe.errors.StripeInvalidRequestError && err.statusCode === 404) return null;
+    throw err;
+  }
+  const charge = intent.latest_charge;
+  const method = charge !== null && typeof charge === 'object' ? (charge.payment_method_details?.type ?? null) : (intent.payment_method_types.length === 1 ? intent.payment_method_types[0] : null);
+  return { method, orderId: intent.metadata?.orderId ?? null };
+}
+
+/** The order a payment intent belongs to, as recorded when it was paid. */
+export async function orderIdOfPaymentIntent(db: DbClient, paymentIntentId: string): Promise<string | null> {
+  const row = await db.order.findFirst({ where: { stripePaymentIntentId: paymentIntentId }, select: { id: true } });
+  return row?.id ?? null;
+}
+
+/** Statuses whose payment was taken and can be given back (not while disputed: the dispute decides). */
+const REFUNDABLE: readonly OrderStatus[] = ['paid', 'flagged_review', 'processing', 'shipped', 'delivered', 'completed', 'partial_refund'];
+
+export type RefundPlan = {
+  before: Awaited<ReturnType<typeof loadOrder>>;
+  amountDkk: number;
+  /** Where the order goes once the refund is recorded: refunded when nothing is left, else partial_refund. */
+  target: OrderStatus;
+  /** Paid through Stripe: Stripe refunds, and its charge.refunded event moves the order. */
+  viaStripe: boolean;
+};
+
+/**
+ * Checks a refund of `requested` øre (default: all that is left) under the order's row lock: 404, 422 not_refundable,
+ * 422 refund_exceeds_paid, 422 illegal_transition when the status it leads to is not a legal move from here.
+ */
+export async function planRefund(tx: Tx, orderId: string, requested: number | undefined): Promise<RefundPlan> {
+  const [locked] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "Order" WHERE id = ${orderId} FOR UPDATE`;
+  if (!locked) throw new AppError('not_found', `No order with id "${orderId}".`);
+  const before = await loadOrder(tx, orderId);
+  if (!REFUNDABLE.includes(before.status)) {
+    throw new AppError('not_refundable', `Order ${orderId} is ${before.status}; refundable are ${REFUNDABLE.join(', ')}.`);
+  }
+  const amountDkk = refundableAmount(before, requested);
+  const target: OrderStatus = before.refundedDkk + BigInt(amountDkk) >= before.totalDkk ? 'refunded' : 'partial_refund';
+  if (target !== before.status) assertTransition(before.status, target);
+  return { before, amountDkk, target, viaStripe: before.stripePaymentIntentId !== null };
+}
+
+/** A refund paid outside the service (manual): the amount recorded and the order moved at once. */
+export async function recordManualRefund(tx: Tx, plan: RefundPlan, email: EmailConfig | undefined) {
+  const { before, amountDkk, target } = plan;
+  await tx.order.update({ where: { id: before.id }, data: { refundedDkk: { increment: BigInt(amountDkk) } } });
+  if (target !== before.status) await changeOrderStatus(tx, before.id, target, { email });
+  return loadOrder(tx, before.id);
+}
+
+/**
+ * The event Stripe signed, from the raw body and its Stripe-Signature header, with the SDK's check (HMAC-SHA256
+ * under STRIPE_WEBHOOK_SECRET, signed at most 300 s ago, Stripe's default tolerance); 401 invalid_signature otherwise.
+ */
+export function verifiedStripeEvent(config: Config, payload: Buffer, signature: string | string[] | undefined): Stripe.Event {
+  const secret = config.payments.stripe?.webhookSecret;
+  if (!secret) throw new AppError('not_found', 'Stripe is not configured on this service.');
+  if (typeof signature !== 'string') throw new AppError('invalid_signature', 'Send exactly one Stripe-Signature header.');
+  try {
+    return stripeClient(config).webhooks.constructEvent(payload, signature, secret);
+  } catch {
+    throw new AppError('invalid_signature', 'The Stripe-Signature does not match this payload and the webhook signing secret, or it is too old.');
+  }
+}
