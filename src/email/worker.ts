@@ -58,7 +58,9 @@ export function startEmailWorker(deps: EmailWorkerDeps): EmailWorker {
         batch = await claimEmails(deps.db, BATCH, leaseMs);
         if (batch.length > 0) {
           const shop = await shopOf(deps.db);
-          await Promise.all(batch.map((email) => deliver(deps, transport, email, shop)));
+          // Settled, not all: every send of the batch has ended before the next claim (or stop) whatever one did.
+          const ended = await Promise.allSettled(batch.map((email) => deliver(deps, transport, email, shop)));
+          for (const e of ended) if (e.status === 'rejected') deps.log.warn({ err: e.reason }, 'e-mail worker could not record an e-mail');
         }
       } catch (err) {
         // The database is away: what was claimed falls due again when its lease ends.
@@ -95,10 +97,12 @@ async function deliver(deps: EmailWorkerDeps, transport: Transport, email: Claim
     await markSkipped(deps.db, email, 'the order was cancelled before its confirmation was sent');
     return;
   }
-  const message = renderEmail(email.kind, emailOrder(order), shop);
   const { from } = deps.email;
   const domain = from.address.slice(from.address.lastIndexOf('@') + 1);
   try {
+    // Inside the try: an order the e-mail cannot be written for (an unknown currency code, say) is a failed attempt,
+    // retried by the schedule and then failed with the error kept, not a row claimed again after every lease.
+    const message = renderEmail(email.kind, emailOrder(order), shop);
     await transport.sendMail({
       from: { name: from.name ?? shop.name, address: from.address },
       to: order.email,
