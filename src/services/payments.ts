@@ -103,8 +103,12 @@ export function lineItems(order: OrderForSession): Stripe.Checkout.SessionCreate
   return [line(`Order ${order.id}`, order.totalDkk, 1, `${items}${discount}`.slice(0, 500))];
 }
 
-/** Where Stripe sends the buyer back to: the storefront, told which order and how it went. */
-function storefrontUrl(config: Config, orderId: string, outcome: 'paid' | 'cancelled'): string {
+/**
+ * Where Stripe sends the buyer back to, told how it went: `returnTo` (the storefront's signed order page, for an order
+ * placed there), else the storefront's home naming the order.
+ */
+function returnUrl(config: Config, orderId: string, returnTo: string | undefined, outcome: 'paid' | 'cancelled'): string {
+  if (returnTo !== undefined) return `${returnTo}${returnTo.includes('?') ? '&' : '?'}payment=${outcome}`;
   const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
   return `${base}/?order=${encodeURIComponent(orderId)}&payment=${outcome}`;
 }
@@ -119,7 +123,7 @@ function linkOf(session: Stripe.Checkout.Session): PaymentLink {
  * idempotency key is derived from the order (and the session it replaces), so a retried checkout or two concurrent
  * calls get the same session, never two. 409 order_not_payable unless the order is pending_payment.
  */
-export async function openCheckoutSession(db: DbClient, config: Config, orderId: string): Promise<PaymentLink> {
+export async function openCheckoutSession(db: DbClient, config: Config, orderId: string, returnTo?: string): Promise<PaymentLink> {
   const stripe = stripeClient(config);
   const order = await orderForSession(db, orderId);
   assertPayable(order);
@@ -139,8 +143,8 @@ export async function openCheckoutSession(db: DbClient, config: Config, orderId:
     metadata: { orderId: order.id },
     payment_intent_data: { metadata: { orderId: order.id } },
     allowed_payment_method_types: [...(config.payments.stripe?.paymentMethods ?? ['card'])],
-    success_url: storefrontUrl(config, order.id, 'paid'),
-    cancel_url: storefrontUrl(config, order.id, 'cancelled'),
+    success_url: returnUrl(config, order.id, returnTo, 'paid'),
+    cancel_url: returnUrl(config, order.id, returnTo, 'cancelled'),
   }, { idempotencyKey: previous === null ? `order-${order.id}-checkout` : `order-${order.id}-checkout-after-${previous}` }));
   // Only while the order still awaits payment and nobody stored another session meanwhile.
   await db.$executeRaw`

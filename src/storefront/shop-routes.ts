@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { checkoutSetup } from '../services/checkout.ts';
+import { openCheckoutSession } from '../services/payments.ts';
 import type { Db } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 import { baseUrlOf } from '../http/base-url.ts';
@@ -184,9 +185,17 @@ export function registerShopRoutes(app: FastifyInstance, deps: ShopDeps): ShopRo
       try {
         const placed = await checkOutWebCart(db, who, cart.id, { ...contact, ...(phoneNumber ? { phoneNumber } : {}) }, expectedTotal, checkoutSetup(config));
         const s = await signerOf();
-        // A provider with a hosted payment page (Stripe) answers with its URL: the shopper pays there and comes back to the order.
-        if ('url' in placed.payment && typeof placed.payment.url === 'string') return seeOther(reply, placed.payment.url);
-        return seeOther(reply, `${orderLink(s, placed.order.id)}?placed=1`);
+        const orderPage = orderLink(s, placed.order.id);
+        // Stripe: the shopper pays on its hosted page (opened now that the order has committed) and comes back to the
+        // order page. Stripe out of reach: the order stands, and its page says it awaits payment.
+        if (placed.payment.provider === 'stripe') {
+          try {
+            return seeOther(reply, (await openCheckoutSession(db, config, placed.order.id, `${base(req)}${orderPage}`)).url);
+          } catch (err) {
+            req.log.warn({ err, order: placed.order.id }, 'no Stripe Checkout Session for a storefront order');
+          }
+        }
+        return seeOther(reply, `${orderPage}?placed=1`);
       } catch (err) {
         if (!(err instanceof AppError || err instanceof PriceChanged) || (err instanceof AppError && (err.status >= 500 || err.code === 'rate_limited'))) throw err;
         const m = messagesFor((await loadChrome(db)).shop.language);
