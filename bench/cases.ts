@@ -73,6 +73,7 @@ export const C = {
   checkout: 'checkout.create_order (distinct products, Idempotency-Key)',
   checkoutStripe: 'checkout.create_order (PAYMENTS_PROVIDER=stripe, fake Stripe)',
   hot: 'checkout.create_order (one hot product, 20 connections)',
+  checkoutVariants: 'checkout.create_order (a variant of a 20-variant product, Idempotency-Key)',
   discount: 'discounts.create (authenticated write)',
 } as const;
 
@@ -191,6 +192,15 @@ export function buildCases(fx: Fixtures, products: number, writes: WriteFixtures
         bodies: [],
         stripe: true,
         next: { service: checkoutStream(writes.distinct.stripe, 'distinct-st') },
+      },
+      {
+        ...write,
+        group: 'checkout-variants',
+        name: C.checkoutVariants,
+        path: tool('checkout.create_order'),
+        bodies: [],
+        baseline: true,
+        next: { service: checkoutStream(writes.variants.service, 'variants-s'), baseline: checkoutStream(writes.variants.baseline, 'variants-b') },
       },
       {
         ...write,

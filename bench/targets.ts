@@ -66,6 +66,8 @@ export function evaluateTargets(main: SizeResult, smallest: SizeResult | undefin
     const value = stripe?.p99Ms != null && manual?.p99Ms ? round(stripe.p99Ms / manual.p99Ms, 2) : null;
     out.push({ name: `${C.checkoutStripe}: p99 ÷ ${C.checkout} p99`, value, threshold: '≤ 1.25', met: value === null ? null : value <= 1.25, ...(value === null ? { note: 'a case was skipped or failed' } : {}) });
   }
+  absolute(C.checkoutVariants, 'orders/s', (c) => c.rps, '≥ 600', (v) => v >= 600);
+  absolute(C.checkoutVariants, 'p99', (c) => c.p99Ms, '< 60 ms', (v) => v < 60);
   absolute(C.hot, 'orders/s', (c) => c.rps, '≥ 300', (v) => v >= 300);
   absolute(C.hot, 'p99', (c) => c.p99Ms, '< 150 ms', (v) => v < 150);
   absolute(C.addItem, 'req/s', (c) => c.rps, '≥ 1000', (v) => v >= 1000);

@@ -29,8 +29,11 @@ async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Pro
   }
 }
 
-/** n open carts of the key, cart i holding one unit of products[i % products.length] (none: empty); ids in order. */
-export async function makeCarts(url: string, keyId: string, label: string, n: number, productIds: readonly string[]): Promise<string[]> {
+/**
+ * n open carts of the key, cart i holding one unit of products[i % products.length] (none: empty) — of the variant
+ * variants[i % …] when given (a product sold in several), else of its one variant; ids in order.
+ */
+export async function makeCarts(url: string, keyId: string, label: string, n: number, productIds: readonly string[], variantIds?: readonly string[]): Promise<string[]> {
   const prefix = `bench-${RUN}-${label}-`;
   await withClient(url, async (c) => {
     await c.query(
@@ -40,9 +43,10 @@ export async function makeCarts(url: string, keyId: string, label: string, n: nu
     );
     if (productIds.length === 0) return;
     await c.query(
-      `INSERT INTO "CartItem" (id, "cartId", "productId", quantity)
-       SELECT $1 || i || '-l', $1 || i, ($2::text[])[1 + (i - 1) % cardinality($2::text[])], 1 FROM generate_series(1, $3::int) i`,
-      [prefix, productIds, n],
+      `INSERT INTO "CartItem" (id, "cartId", "productId", "variantId", quantity)
+       SELECT $1 || i || '-l', $1 || i, ($2::text[])[1 + (i - 1) % cardinality($2::text[])], ($4::text[])[1 + (i - 1) % cardinality($2::text[])], 1
+       FROM generate_series(1, $3::int) i`,
+      [prefix, productIds, n, variantIds ?? null],
     );
   });
   return Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`);
@@ -58,6 +62,22 @@ export async function stockedProducts(url: string, n: number, stock: number, ski
       [skip, n, stock],
     );
     return { ids: rows.map((r) => r.id), slugs: rows.map((r) => r.slug) };
+  });
+}
+
+/** Every live variant of the products sold in several, given `stock` units each; their ids and products. */
+async function stockedVariants(url: string, stock: number): Promise<{ ids: string[]; productIds: string[] }> {
+  return withClient(url, async (c) => {
+    const { rows } = await c.query<{ id: string; productId: string }>(
+      // md5 order: the carts of one leg spread over many products, not the 20 variants of a few.
+      `WITH stocked AS (
+         UPDATE "ProductVariant" v SET stock = $1 FROM "Product" p
+         WHERE p.id = v."productId" AND p."deletedAt" IS NULL AND v."deletedAt" IS NULL AND NOT ${SINGLE_VARIANT.replaceAll('"Product".id', 'p.id')}
+         RETURNING v.id, v."productId")
+       SELECT * FROM stocked ORDER BY md5(id)`,
+      [stock],
+    );
+    return { ids: rows.map((r) => r.id), productIds: rows.map((r) => r.productId) };
   });
 }
 
@@ -130,6 +150,8 @@ export async function checkNotOversold(url: string, hot: { productId: string; st
 
 export type WriteFixtures = {
   distinct: { service: string[]; baseline: string[]; stripe: string[] };
+  /** Carts of one unit of a variant of a product sold in 20 (distinct variants, plenty of stock). */
+  variants: { service: string[]; baseline: string[] };
   /** The products of the service's distinct-product carts (plenty of stock), for the soak's carts. */
   distinctProducts: string[];
   hot: Record<'service' | 'baseline', { carts: string[]; productId: string; stock: number; soldBefore: number }>;
@@ -152,12 +174,18 @@ export async function prepareWrites(url: string, keyId: string): Promise<WriteFi
   const half = distinct.ids.length / 2;
   const [hotS, hotB] = (await stockedProducts(url, 2, n, 4_000)).ids;
   const addSlugs = (await stockedProducts(url, 1_000, 1_000_000, 4_002)).slugs;
+  const variants = await stockedVariants(url, 1_000_000_000);
+  const halfV = Math.floor(variants.ids.length / 2);
   const fixtures: WriteFixtures = {
     distinct: {
       service: await makeCarts(url, keyId, 'ds', n, distinct.ids.slice(0, half)),
       baseline: await makeCarts(url, keyId, 'db', n, distinct.ids.slice(half)),
       // The service's products again: the two legs run one after the other, and stock is plenty for both.
       stripe: await makeCarts(url, keyId, 'dst', n, distinct.ids.slice(0, half)),
+    },
+    variants: {
+      service: await makeCarts(url, keyId, 'vs', n, variants.productIds.slice(0, halfV), variants.ids.slice(0, halfV)),
+      baseline: await makeCarts(url, keyId, 'vb', n, variants.productIds.slice(halfV), variants.ids.slice(halfV)),
     },
     distinctProducts: distinct.ids.slice(0, half),
     hot: {
