@@ -2,7 +2,7 @@
 // before measuring (the case works; service and baseline answer byte for byte alike).
 import pg from 'pg';
 import type { Child } from './processes.ts';
-import { Q_WORD } from './seed.ts';
+import { Q_WORD, SINGLE_VARIANT, VARIANT_LENSES } from './seed.ts';
 import { LARGEST, settings } from './settings.ts';
 import { addItemStream, checkoutStream, discountStream, type NextRequest, type Stream, type WriteFixtures } from './write-cases.ts';
 
@@ -13,8 +13,8 @@ export type CaseDef = {
   bodies: string[];
   auth: boolean;
   write: boolean;
-  /** The MCP protocol revision the case speaks, or false for REST. */
-  mcp: McpEra | false;
+  /** The MCP request the case sends (revision, method, tool), or false for REST. */
+  mcp: McpRequest | false;
   /** Same path and bodies on the baseline server, measured interleaved with the service. */
   baseline: boolean;
   /** Optional cases (other issues' tools) are skipped, not failed, when the service answers 404. */
@@ -33,16 +33,22 @@ export type CaseDef = {
 
 export const MCP_ERAS = ['2025-11-25', '2026-07-28'] as const;
 export type McpEra = (typeof MCP_ERAS)[number];
+/** A tools/call of `tool`, or a tools/list when `tool` is absent. */
+export type McpRequest = { era: McpEra; tool?: string };
 
-/** tools/call of products.search as a client of that revision sends it (2026-07-28: the envelope in `_meta`). */
-function mcpSearchBody(era: McpEra): string {
+/**
+ * The MCP request as a client of that revision sends it (2026-07-28: the envelope in `_meta`): a tools/call of the
+ * request's tool with these arguments, or a tools/list.
+ */
+function mcpBody({ era, tool }: McpRequest, args: unknown = {}): string {
   const envelope = {
     'io.modelcontextprotocol/protocolVersion': era,
     'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
     'io.modelcontextprotocol/clientCapabilities': {},
   };
-  const params = { name: 'products.search', arguments: {}, ...(era === '2026-07-28' ? { _meta: envelope } : {}) };
-  return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params });
+  const meta = era === '2026-07-28' ? { _meta: envelope } : {};
+  if (tool === undefined) return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', ...(era === '2026-07-28' ? { params: meta } : {}) });
+  return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args, ...meta } });
 }
 
 export const C = {
@@ -50,10 +56,14 @@ export const C = {
   searchQ: `products.search (q="${Q_WORD}", ~1%)`,
   searchCategory: 'products.search (category+inStock+price)',
   get: 'products.get (random slugs)',
+  getVariants: 'products.get (20 variants)',
+  searchVariant: `products.search (optionValue="${VARIANT_LENSES[1]}"+inStock)`,
   categories: 'categories.list',
   searchAuth: 'products.search (no filter, authenticated)',
   orders: 'orders.list (status, authenticated)',
   mcp: (era: McpEra) => `MCP tools/call products.search (${era})`,
+  mcpGet: (era: McpEra) => `MCP tools/call products.get (${era})`,
+  mcpList: (era: McpEra) => `MCP tools/list, every scope (${era})`,
   update: 'products.update (authenticated write)',
   productPage: 'storefront product page (random slugs)',
   productPageRendered: 'storefront product page (5,000 products, rendered on every request)',
@@ -66,20 +76,24 @@ export const C = {
   discount: 'discounts.create (authenticated write)',
 } as const;
 
-type Fixtures = { getSlugs: string[]; updateSlugs: string[]; renderSlugs: string[]; categorySlugs: string[] };
+type Fixtures = { getSlugs: string[]; updateSlugs: string[]; renderSlugs: string[]; categorySlugs: string[]; variantSlugs: string[] };
 
 export async function loadFixtures(url: string): Promise<Fixtures> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     // md5 ordering: a deterministic "random" sample, the same on every run.
-    const slugs = async (salt: string, count = 1000) =>
+    const slugs = async (salt: string, count = 1000, where = 'true') =>
       (await client.query<{ slug: string }>(
-        `SELECT slug FROM "Product" WHERE "deletedAt" IS NULL ORDER BY md5(slug || $1) LIMIT $2`, [salt, count],
+        `SELECT slug FROM "Product" WHERE "deletedAt" IS NULL AND ${where} ORDER BY md5(slug || $1) LIMIT $2`, [salt, count],
       )).rows.map((r) => r.slug);
     const categorySlugs = (await client.query<{ slug: string }>(`SELECT slug FROM "Category" ORDER BY md5(slug) LIMIT 10`)).rows.map((r) => r.slug);
     // 5,000 products: more than the storefront's render memo holds (1,000 pages), so that case renders every page.
-    return { getSlugs: await slugs('get'), updateSlugs: await slugs('update'), renderSlugs: await slugs('render', 5000), categorySlugs };
+    // Updates write a product's price: only products with one variant have their own (the others' is derived).
+    return {
+      getSlugs: await slugs('get'), updateSlugs: await slugs('update', 1000, SINGLE_VARIANT), renderSlugs: await slugs('render', 5000), categorySlugs,
+      variantSlugs: await slugs('variants', 200, `NOT ${SINGLE_VARIANT}`),
+    };
   } finally {
     await client.end();
   }
@@ -94,7 +108,10 @@ export function buildCases(fx: Fixtures, products: number, writes: WriteFixtures
     // auth/anon and MCP/REST ratios are then measured under the same conditions.
     { ...base, group: 'search', name: C.searchNone, path: tool('products.search'), bodies: ['{}'], baseline: true },
     { ...base, group: 'search', name: C.searchAuth, path: tool('products.search'), bodies: ['{}'], auth: true },
-    ...MCP_ERAS.map((era) => ({ ...base, group: 'search', name: C.mcp(era), path: '/api/mcp', bodies: [mcpSearchBody(era)], mcp: era, optional: true })),
+    ...MCP_ERAS.map((era) => {
+      const mcp = { era, tool: 'products.search' };
+      return { ...base, group: 'search', name: C.mcp(era), path: '/api/mcp', bodies: [mcpBody(mcp)], mcp, optional: true };
+    }),
     { ...base, group: 'q', name: C.searchQ, path: tool('products.search'), bodies: [json({ q: Q_WORD })], baseline: true },
     {
       ...base,
@@ -106,11 +123,25 @@ export function buildCases(fx: Fixtures, products: number, writes: WriteFixtures
       baseline: true,
     },
     { ...base, group: 'get', name: C.get, path: tool('products.get'), bodies: fx.getSlugs.map((slug) => json({ slug })), baseline: true },
+    // A product sold in 20 variants: its answer carries all of them (issue target: ≥ 0.9 × the plain products.get).
+    { ...base, group: 'get', name: C.getVariants, path: tool('products.get'), bodies: fx.variantSlugs.map((slug) => json({ slug })), baseline: true },
+    // The same reads over MCP, and the tool list an agent with every scope loads, interleaved with the REST read.
+    ...MCP_ERAS.flatMap((era) => {
+      const get = { era, tool: 'products.get' };
+      return [
+        { ...base, group: 'get', name: C.mcpGet(era), path: '/api/mcp', bodies: fx.getSlugs.map((slug) => mcpBody(get, { slug })), mcp: get, optional: true },
+        { ...base, group: 'get', name: C.mcpList(era), path: '/api/mcp', bodies: [mcpBody({ era })], mcp: { era }, auth: true, optional: true },
+      ];
+    }),
     // The same products as HTML, measured interleaved with products.get: the page must reach 0.7 × its req/s.
     { ...base, group: 'get', name: C.productPage, path: '/products/', bodies: [], pages: fx.getSlugs.map((slug) => `/products/${slug}`) },
     // The same page where the render memo cannot help: what rendering costs (reported, no ratio target).
     { ...base, group: 'get', name: C.productPageRendered, path: '/products/', bodies: [], pages: fx.renderSlugs.map((slug) => `/products/${slug}`) },
     { ...base, group: 'category-page', name: C.categoryPage, path: '/categories/', bodies: [], pages: fx.categorySlugs.map((slug) => `/categories/${slug}`) },
+    {
+      ...base, group: 'variant-search', name: C.searchVariant, path: tool('products.search'),
+      bodies: [json({ optionValue: VARIANT_LENSES[1], inStock: true })], baseline: true,
+    },
     { ...base, group: 'categories', name: C.categories, path: tool('categories.list'), bodies: ['{}'] },
     {
       ...base,
@@ -180,8 +211,10 @@ export function buildCases(fx: Fixtures, products: number, writes: WriteFixtures
 export function headersFor(c: Pick<CaseDef, 'auth' | 'mcp'>, key: string): Record<string, string> {
   return {
     'content-type': 'application/json',
-    ...(c.mcp ? { accept: 'application/json, text/event-stream', 'mcp-protocol-version': c.mcp } : {}),
-    ...(c.mcp === '2026-07-28' ? { 'mcp-method': 'tools/call', 'mcp-name': 'products.search' } : {}),
+    ...(c.mcp ? { accept: 'application/json, text/event-stream', 'mcp-protocol-version': c.mcp.era } : {}),
+    ...(c.mcp && c.mcp.era === '2026-07-28'
+      ? { 'mcp-method': c.mcp.tool === undefined ? 'tools/list' : 'tools/call', ...(c.mcp.tool === undefined ? {} : { 'mcp-name': c.mcp.tool }) }
+      : {}),
     ...(c.auth ? { authorization: `Bearer ${key}` } : {}),
   };
 }

@@ -2,7 +2,7 @@
 // that alternate between the legs. On a shared 2-core machine the background load drifts; interleaving makes
 // every ratio compare windows that saw the same drift.
 import autocannon, { type AutocannonRequest, type RawResult } from 'autocannon';
-import { headersFor, type McpEra } from './cases.ts';
+import { headersFor, type McpRequest } from './cases.ts';
 import { trackRun } from './cleanup.ts';
 import { round } from './format.ts';
 import type { Child } from './processes.ts';
@@ -11,7 +11,7 @@ import { settings } from './settings.ts';
 import type { Stream } from './write-cases.ts';
 
 export type Leg = {
-  key: string; server: Child; path: string; bodies: string[]; auth: boolean; mcp: McpEra | false; pages?: string[];
+  key: string; server: Child; path: string; bodies: string[]; auth: boolean; mcp: McpRequest | false; pages?: string[];
   /** Each request taken from this stream instead of the bodies. */
   next?: Stream;
   connections?: number;

@@ -95,6 +95,11 @@ export function benchCategories() {
   return out;
 }
 
+export const VARIANT_SIZES = ['S', 'M', 'L', 'XL'];
+export const VARIANT_LENSES = ['Grey', 'Brown', 'Green', 'Blue', 'Rose'];
+/** Products sold in variants, for the samplers that must leave them out (their price and stock are derived). */
+export const SINGLE_VARIANT = `NOT EXISTS (SELECT FROM "ProductOption" o WHERE o."productId" = "Product".id)`;
+
 export type SeedStats = {
   products: number;
   liveProducts: number;
@@ -214,6 +219,33 @@ export async function seedBenchData(url: string, products: number): Promise<Seed
       [STYLES, ADJECTIVES, MATERIALS, COLORS, BRANDS, SENTENCES_A, SENTENCES_B, products, LENSES],
     );
     lap('products');
+    // One product in a hundred (i % 100 = 7) is sold in 20 variants: 4 sizes × 5 lens colours, the cheapest (the
+    // default variant the insert made, now S / Grey) at the product's price, each next one 1 DKK more. The rest
+    // keep their one default variant.
+    await client.query(
+      `INSERT INTO "ProductOption" (id, "productId", position, name, "values")
+       SELECT p.id || '-o' || o.pos, p.id, o.pos, o.name, o.vals
+       FROM "Product" p
+       CROSS JOIN (VALUES (0, 'Size', $1::text[]), (1, 'Lens colour', $2::text[])) AS o(pos, name, vals)
+       WHERE substr(p.id, 3)::int % 100 = 7`,
+      [VARIANT_SIZES, VARIANT_LENSES],
+    );
+    await client.query(
+      `UPDATE "ProductVariant" v SET "optionValues" = ARRAY[($1::text[])[1], ($2::text[])[1]], sku = 'BV-' || v."productId" || '-0'
+       WHERE substr(v."productId", 3)::int % 100 = 7`,
+      [VARIANT_SIZES, VARIANT_LENSES],
+    );
+    await client.query(
+      `INSERT INTO "ProductVariant" (id, "productId", sku, "optionValues", "priceDkk", stock, position, "createdAt", "updatedAt")
+       SELECT 'bv' || p.id || '-' || k, p.id, 'BV-' || p.id || '-' || k,
+              ARRAY[($1::text[])[1 + k / 5], ($2::text[])[1 + k % 5]], v."priceDkk" + k * 100,
+              (substr(p.id, 3)::int * k) % 40, k, p."createdAt", p."createdAt"
+       FROM "Product" p JOIN "ProductVariant" v ON v."productId" = p.id
+       CROSS JOIN generate_series(1, 19) AS g(k)
+       WHERE substr(p.id, 3)::int % 100 = 7`,
+      [VARIANT_SIZES, VARIANT_LENSES],
+    );
+    lap('variants');
     for (const ix of indexes) await client.query(ix.def);
     lap('productIndexes');
 
@@ -267,7 +299,7 @@ export async function seedBenchData(url: string, products: number): Promise<Seed
     // writes fill it; prepared statements would then keep generic plans that scan it (1.4 ms per keyed write at
     // 5,000 records). Left alone, they keep a fresh database's defaults, which use the indexes, until autovacuum
     // analyses them in production.
-    await client.query('VACUUM (ANALYZE) "Category", "CategoryProductCount", "Product", "Order", "OrderItem", "ShopSettings"');
+    await client.query('VACUUM (ANALYZE) "Category", "CategoryProductCount", "Product", "ProductOption", "ProductVariant", "Order", "OrderItem", "ShopSettings"');
     lap('vacuumAnalyze');
 
     const { rows } = await client.query<{ products: string; live: string; orders: string; items: string; q: string }>(

@@ -4,6 +4,7 @@
 // nothing was oversold.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { SINGLE_VARIANT } from './seed.ts';
 import { settings } from './settings.ts';
 
 export type NextRequest = { body: string; headers?: Record<string, string> };
@@ -52,7 +53,7 @@ export async function stockedProducts(url: string, n: number, stock: number, ski
   return withClient(url, async (c) => {
     const { rows } = await c.query<{ id: string; slug: string }>(
       `UPDATE "Product" SET stock = $3 WHERE id IN (
-         SELECT id FROM "Product" WHERE "deletedAt" IS NULL ORDER BY md5(id || 'write') OFFSET $1 LIMIT $2)
+         SELECT id FROM "Product" WHERE "deletedAt" IS NULL AND ${SINGLE_VARIANT} ORDER BY md5(id || 'write') OFFSET $1 LIMIT $2)
        RETURNING id, slug`,
       [skip, n, stock],
     );

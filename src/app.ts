@@ -106,7 +106,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   registerReference(app);
   registerStripeWebhook(app, { db: deps.db, config, limiters });
   registerHealthRoutes(app, { db: deps.db, lifecycle: deps.lifecycle ?? { draining: false } });
-  const storefront = registerStorefront(app, { db: deps.db, config });
+  const storefront = registerStorefront(app, { db: deps.db, config, secrets, limiter: limiters.anon });
   app.setNotFoundHandler((req, reply) =>
     storefront.answersNotFound(req)
       ? storefront.sendNotFound(req, reply)

@@ -83,6 +83,16 @@ const ConfigSchema = z.object({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(0).default(16).describe('a whole number of parallel deliveries, 0 or more'),
   WEBHOOK_POLL_INTERVAL: duration.prefault('250ms').describe('a duration such as 250ms'),
   WEBHOOK_LEASE: duration.prefault('60s').describe('a duration such as 60s'),
+  SMTP_URL: z
+    .url({ protocol: /^smtps?$/ })
+    .optional()
+    .describe('an smtp:// or smtps:// URL such as smtps://user:password@smtp.example.com:465'),
+  MAIL_FROM: z
+    .string()
+    .refine((v) => parseMailbox(v) !== null)
+    .optional()
+    .describe('an e-mail address, or a name and address such as Shop <shop@example.com>'),
+  MAIL_RETRY_SCHEDULE: durations.prefault('1m,5m,30m,2h,6h,12h').describe('a comma-separated list of durations such as 1m,5m,30m'),
   PAYMENTS_PROVIDER: z.enum(PAYMENT_PROVIDERS).default('manual').describe('manual or stripe'),
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/).optional().describe('a Stripe secret or restricted key (sk_test_…, sk_live_…, rk_…)'),
   STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/).optional().describe('the signing secret of the Stripe webhook endpoint (whsec_…)'),
@@ -156,6 +166,11 @@ export type Config = Readonly<{
     /** How long a claimed delivery is reserved for the instance sending it; longer than the 10 s send timeout. */
     leaseMs: number;
   }>;
+  /**
+   * The buyer's e-mails (docs/email.md); undefined without SMTP_URL, and then none is written or sent. `smtpUrl`
+   * carries the SMTP password: never log it (`smtpServer` is the part that may be shown).
+   */
+  email: EmailConfig | undefined;
   /**
    * How orders are paid (docs/payments.md). `stripe` holds the keys (never logged) and, in tests only, the API's
    * address; `paymentMethods` are the Stripe payment method types Checkout may offer.
@@ -242,6 +257,45 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     drainDelayMs: e.DRAIN_DELAY_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     metrics: e.METRICS_PORT === undefined ? undefined : Object.freeze({ host: e.METRICS_HOST, port: e.METRICS_PORT }),
+    email: e.SMTP_URL === undefined ? undefined : emailConfig(e.SMTP_URL, e.MAIL_FROM, e.PUBLIC_BASE_URL, e.MAIL_RETRY_SCHEDULE),
+  });
+}
+
+export type Mailbox = Readonly<{ name: string | null; address: string }>;
+
+export type EmailConfig = Readonly<{
+  smtpUrl: string;
+  /** scheme://host:port of SMTP_URL, without user or password: what logs and the start-up banner show. */
+  smtpServer: string;
+  /** The sender; without a name in MAIL_FROM the shop's name (from settings) is shown as the sender's name. */
+  from: Mailbox;
+  /** Waits before the 2nd, 3rd … attempt (ms); after the last, the e-mail has failed. */
+  retryScheduleMs: readonly number[];
+}>;
+
+const ADDRESS = /^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/;
+
+/** "shop@example.com" or "Shop Name <shop@example.com>"; null for anything else. */
+export function parseMailbox(value: string): Mailbox | null {
+  const named = /^\s*"?([^"<>]*?)"?\s*<([^<>]+)>\s*$/.exec(value);
+  const address = (named ? named[2] : value).trim();
+  if (!ADDRESS.test(address)) return null;
+  return { name: named?.[1].trim() || null, address };
+}
+
+function emailConfig(smtpUrl: string, mailFrom: string | undefined, publicBaseUrl: string | undefined, retryScheduleMs: number[]): EmailConfig {
+  const url = new URL(smtpUrl);
+  const port = url.port || (url.protocol === 'smtps:' ? '465' : '587');
+  // Without MAIL_FROM: no-reply at the shop's own host (PUBLIC_BASE_URL), else at the SMTP server's domain.
+  // An IP address is no mail domain: then localhost (a development set-up).
+  const host = (publicBaseUrl ? new URL(publicBaseUrl).hostname : url.hostname).replace(/^www\./, '');
+  const domain = /^[\d.]+$|^\[/.test(host) ? 'localhost' : host;
+  const from = mailFrom === undefined ? { name: null, address: `no-reply@${domain}` } : parseMailbox(mailFrom)!;
+  return Object.freeze({
+    smtpUrl,
+    smtpServer: `${url.protocol}//${url.hostname}:${port}`,
+    from: Object.freeze(from),
+    retryScheduleMs: Object.freeze(retryScheduleMs),
   });
 }
 
@@ -267,6 +321,7 @@ function crossFieldProblems(e: z.infer<typeof ConfigSchema>, nodeEnv: string | u
   }
   if (e.SECRETS_KEY_PREVIOUS && !e.SECRETS_KEY) problems.push('SECRETS_KEY_PREVIOUS: only together with SECRETS_KEY, the key that replaces it');
   if (e.IMAGES_PROVIDER === 'unsplash' && !e.UNSPLASH_ACCESS_KEY) problems.push('UNSPLASH_ACCESS_KEY: required when IMAGES_PROVIDER=unsplash');
+  if (e.MAIL_FROM && !e.SMTP_URL) problems.push('MAIL_FROM: only together with SMTP_URL, the server that sends the e-mails');
   if (e.IMAGES_PROVIDER === 'pexels' && !e.PEXELS_API_KEY) problems.push('PEXELS_API_KEY: required when IMAGES_PROVIDER=pexels');
   if (e.PAYMENTS_PROVIDER === 'stripe') {
     if (!e.STRIPE_SECRET_KEY) problems.push('STRIPE_SECRET_KEY: required when PAYMENTS_PROVIDER=stripe');

@@ -25,6 +25,7 @@ export const PROBLEMS = {
   slug_immutable: { status: 422, title: 'Slug cannot be changed', resolution: 'Remove slug from patch; create a new entity if a new slug is needed.' },
   category_not_empty: { status: 422, title: 'Category still has products', resolution: 'Move or delete the category’s products first.' },
   illegal_transition: { status: 422, title: 'Illegal status transition', resolution: 'Choose one of the legal targets listed in detail.' },
+  tracking_requires_shipped: { status: 422, title: 'Tracking only when shipping', resolution: 'Send carrier, trackingNumber and trackingUrl with status "shipped" only.' },
   not_refundable: { status: 422, title: 'Order not refundable', resolution: 'Refund only an order whose payment was taken (paid and later statuses, not disputed or cancelled); check orders.get.' },
   refund_exceeds_paid: { status: 422, title: 'Refund exceeds what was paid', resolution: 'Refund at most the amount detail names (paid minus already refunded), or leave amountDkk out to refund all of it.' },
   discount_unavailable: { status: 422, title: 'Discount code unavailable', resolution: 'Use another code, or check it with discounts.list.' },

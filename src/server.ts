@@ -3,6 +3,7 @@ import { loadConfig, type Config } from './config.ts';
 import { createDb } from './db/client.ts';
 import { openDatabase } from './db/open-database.ts';
 import { DELIVERY_WORKER_CONNECTIONS, startDeliveryWorker } from './events/delivery-worker.ts';
+import { startEmailWorker } from './email/worker.ts';
 import { serviceSafeFetch } from './outbound/service-client.ts';
 import { connectRedis } from './db/redis.ts';
 import type { Lifecycle } from './http/health.ts';
@@ -73,6 +74,14 @@ try {
   // Closed after the app (closers run in reverse): deliveries in flight finish before the database goes.
   const webhooks = startDeliveryWorker({ db: workerDb, config, log: app.log, fetch: serviceSafeFetch(config), secrets });
   closers.push(() => webhooks.stop());
+  // The buyer's e-mails (docs/email.md), with a connection of their own for the same reason; without SMTP_URL none
+  // is written or sent, which the start-up banner says.
+  if (config.email) {
+    const emailDb = createDb({ connectionString: database.url, poolMax: 1 });
+    closers.push(() => emailDb.$disconnect());
+    const emails = startEmailWorker({ db: emailDb, email: config.email, log: app.log });
+    closers.push(() => emails.stop());
+  }
   // Expired authorization-server records and registered clients unused for 7 days (docs/oauth.md).
   if (!config.oauth.issuer) {
     const housekeeping = startOAuthHousekeeping({ db, log: app.log });

@@ -28,17 +28,28 @@ function baseUrl(app: FastifyInstance, config: Config): string {
 }
 
 /**
+ * Whether the buyer's e-mails go out (docs/email.md). The SMTP server without user and password: SMTP_URL's secret is
+ * never shown.
+ */
+export function emailStatus(config: Config): string {
+  return config.email
+    ? `order e-mails sent through ${config.email.smtpServer} from ${config.email.from.address}`
+    : 'off: SMTP_URL is not set, so no order confirmations or shipping notices are sent';
+}
+
+/**
  * Says once, after listen, where everything is: a short block for a person at a terminal, one structured log line
  * (`msg: "ready"`, `urls` keyed by place) for log collectors otherwise.
  */
 export function announceStartup(app: FastifyInstance, config: Config): void {
   const base = baseUrl(app, config);
   const places = PLACES.filter((p) => app.hasRoute({ method: p.method, url: p.route }));
+  const email = emailStatus(config);
   if (!process.stdout.isTTY) {
-    app.log.info({ urls: Object.fromEntries(places.map((p) => [p.name, `${base}${p.shown}`])) }, 'ready');
+    app.log.info({ urls: Object.fromEntries(places.map((p) => [p.name, `${base}${p.shown}`])), email }, 'ready');
     return;
   }
-  const rows = [...places.map((p) => [p.label, `${base}${p.shown}`]), ['API keys', 'npm run --silent cli -- keys create --help']];
+  const rows = [...places.map((p) => [p.label, `${base}${p.shown}`]), ['API keys', 'npm run --silent cli -- keys create --help'], ['E-mail', email]];
   const width = Math.max(...rows.map(([label]) => label.length));
   process.stdout.write(`\nAgent API is ready:\n${rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`).join('\n')}\n\n`);
 }

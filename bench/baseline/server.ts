@@ -1,5 +1,5 @@
 // The raw baseline of `npm run bench`: what a careful engineer would hand-write with the same stack (Fastify 5 +
-// `pg`) to answer products.search, products.get,
+// `pg`) to answer products.search (with its variant filter), products.get (with options and variants),
 // products.update and checkout.create_order, and nothing else. No registry, zod, Prisma, auth, rate
 // limiting: it is the practical limit the service is measured against, so it must stay minimal. Its writes
 // (bench/baseline/writes.ts) do write their audit entries and idempotency record, in the same transaction.
@@ -32,6 +32,7 @@ type SearchBody = {
   inStock?: boolean;
   minPriceOere?: number;
   maxPriceOere?: number;
+  optionValue?: string;
   limit?: number;
 };
 
@@ -50,6 +51,7 @@ const searchSchema = {
       inStock: { type: 'boolean' },
       minPriceOere: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
       maxPriceOere: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+      optionValue: { type: 'string', minLength: 1, maxLength: 100 },
       limit: { type: 'integer', minimum: 1, maximum: 100 },
     },
   },
@@ -67,6 +69,7 @@ const getSchema = {
 type SummaryRow = {
   id: string; slug: string; name: string; brand: string | null; priceDkk: string; stock: string; featured: boolean;
   frameColor: string | null; lensColor: string | null; categorySlug: string | null; categoryName: string | null; firstImage: string | null;
+  variantCount: string; maxPriceDkk: string | null;
 };
 
 async function search(b: SearchBody) {
@@ -84,17 +87,32 @@ async function search(b: SearchBody) {
   if (b.frameColor !== undefined) where.push(`lower(p."frameColor") = lower(${param(b.frameColor)})`);
   if (b.lensColor !== undefined) where.push(`lower(p."lensColor") = lower(${param(b.lensColor)})`);
   if (b.featured !== undefined) where.push(`p.featured = ${param(b.featured)}`);
-  if (b.inStock === true) where.push('p.stock > 0');
-  if (b.inStock === false) where.push('p.stock = 0');
-  if (b.minPriceOere !== undefined) where.push(`p."priceDkk" >= ${param(b.minPriceOere)}`);
-  if (b.maxPriceOere !== undefined) where.push(`p."priceDkk" <= ${param(b.maxPriceOere)}`);
+  if (b.optionValue === undefined) {
+    if (b.inStock === true) where.push('p.stock > 0');
+    if (b.inStock === false) where.push('p.stock = 0');
+    if (b.minPriceOere !== undefined) where.push(`p."priceDkk" >= ${param(b.minPriceOere)}`);
+    if (b.maxPriceOere !== undefined) where.push(`p."priceDkk" <= ${param(b.maxPriceOere)}`);
+  } else {
+    // With an option value, price and stock filter the variant that has it.
+    const on = ['v."productId" = p.id', 'v."deletedAt" IS NULL', `EXISTS (SELECT FROM unnest(v."optionValues") o WHERE lower(o) = lower(${param(b.optionValue)}))`];
+    if (b.minPriceOere !== undefined) on.push(`v."priceDkk" >= ${param(b.minPriceOere)}`);
+    if (b.maxPriceOere !== undefined) on.push(`v."priceDkk" <= ${param(b.maxPriceOere)}`);
+    const available = '(v.stock > 0 OR NOT v."trackStock" OR v."allowBackorder")';
+    if (b.inStock === true) on.push(available);
+    const match = `EXISTS (SELECT FROM "ProductVariant" v WHERE ${on.join(' AND ')})`;
+    where.push(b.inStock === false ? `(${match} AND NOT EXISTS (SELECT FROM "ProductVariant" v WHERE ${[...on, available].join(' AND ')}))` : match);
+  }
   const { rows } = await pool.query<SummaryRow>(
-    `SELECT p.id, p.slug, p.name, p.brand, p."priceDkk", p.stock, p.featured, p."frameColor", p."lensColor",
-            c.slug AS "categorySlug", c.name AS "categoryName", p.images[1] AS "firstImage"
-     FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
-     WHERE ${where.join(' AND ')}
-     ORDER BY p."createdAt" DESC, p.id DESC
-     LIMIT ${param(b.limit ?? 20)}`,
+    `SELECT s.*, vs."variantCount", vs."maxPriceDkk" FROM (
+       SELECT p.id, p.slug, p.name, p.brand, p."priceDkk", p.stock, p.featured, p."frameColor", p."lensColor",
+              c.slug AS "categorySlug", c.name AS "categoryName", p.images[1] AS "firstImage", p."createdAt"
+       FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
+       WHERE ${where.join(' AND ')}
+       ORDER BY p."createdAt" DESC, p.id DESC
+       LIMIT ${param(b.limit ?? 20)}) s
+     CROSS JOIN LATERAL (SELECT count(*) AS "variantCount", max(v."priceDkk") AS "maxPriceDkk"
+                         FROM "ProductVariant" v WHERE v."productId" = s.id AND v."deletedAt" IS NULL) vs
+     ORDER BY s."createdAt" DESC, s.id DESC`,
     values,
   );
   // Field order is part of the byte-for-byte contract.
@@ -111,6 +129,8 @@ async function search(b: SearchBody) {
     categorySlug: r.categorySlug ?? '',
     categoryName: r.categoryName ?? '',
     firstImage: r.firstImage,
+    variantCount: Number(r.variantCount),
+    maxPriceDkk: Number(r.maxPriceDkk ?? r.priceDkk),
   }));
 }
 
@@ -118,12 +138,24 @@ type DetailRow = {
   id: string; slug: string; name: string; brand: string | null; description: string; priceDkk: string; stock: string;
   featured: boolean; frameColor: string | null; lensColor: string | null; images: string[] | null; createdAt: Date;
   cSlug: string | null; cName: string | null; cDescription: string | null;
+  options: { name: string; values: string[] }[];
+  variants: {
+    id: string; sku: string | null; optionValues: string[]; priceDkk: number; compareAtPriceDkk: number | null; stock: number;
+    trackStock: boolean; allowBackorder: boolean; position: number; images: string[];
+  }[] | null;
 };
 
 async function get(slug: string) {
   const { rows } = await pool.query<DetailRow>(
     `SELECT p.id, p.slug, p.name, p.brand, p.description, p."priceDkk", p.stock, p.featured, p."frameColor", p."lensColor",
-            p.images, p."createdAt", c.slug AS "cSlug", c.name AS "cName", c.description AS "cDescription"
+            p.images, p."createdAt", c.slug AS "cSlug", c.name AS "cName", c.description AS "cDescription",
+            coalesce((SELECT json_agg(json_build_object('name', o.name, 'values', o."values") ORDER BY o.position)
+                      FROM "ProductOption" o WHERE o."productId" = p.id), '[]') AS options,
+            (SELECT json_agg(json_build_object('id', v.id, 'sku', v.sku, 'optionValues', v."optionValues", 'priceDkk', v."priceDkk",
+                                               'compareAtPriceDkk', v."compareAtPriceDkk", 'stock', v.stock, 'trackStock', v."trackStock",
+                                               'allowBackorder', v."allowBackorder", 'position', v.position, 'images', v.images)
+                             ORDER BY v.position, v.id)
+             FROM "ProductVariant" v WHERE v."productId" = p.id AND v."deletedAt" IS NULL) AS variants
      FROM "Product" p LEFT JOIN "Category" c ON c.id = p."categoryId"
      WHERE p.slug = $1 AND p."deletedAt" IS NULL`,
     [slug],
@@ -144,6 +176,21 @@ async function get(slug: string) {
     images: r.images ?? [],
     category: r.cSlug === null ? { slug: '', name: '', description: null } : { slug: r.cSlug, name: r.cName, description: r.cDescription },
     createdAt: r.createdAt.toISOString(),
+    options: r.options,
+    variants: (r.variants ?? []).map((v) => ({
+      id: v.id,
+      sku: v.sku,
+      // Each option's value by the option's name.
+      options: Object.fromEntries(r.options.flatMap((o, i) => (v.optionValues[i] === undefined ? [] : [[o.name, v.optionValues[i]]]))),
+      priceDkk: Number(v.priceDkk),
+      compareAtPriceDkk: v.compareAtPriceDkk === null ? null : Number(v.compareAtPriceDkk),
+      stock: Number(v.stock),
+      trackStock: v.trackStock,
+      allowBackorder: v.allowBackorder,
+      available: !v.trackStock || v.allowBackorder || Number(v.stock) > 0,
+      position: v.position,
+      images: v.images,
+    })),
   };
 }
 

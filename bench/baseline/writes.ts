@@ -99,19 +99,27 @@ export function registerWrites(app: FastifyInstance, pool: pg.Pool): void {
       });
       if (!cart || !cart.claimed || cart.replay || cart.status !== 'open') throw new Refused(422, `Cart "${b.cartId}" cannot be checked out.`);
       const { currency: _c, shippingFeeDkk: _f, freeShippingThresholdDkk: _t, vatRateBasisPoints: _v, claimed: _l, replay: _r, ...cartRow } = cart;
-      const { rows: taken } = await c.query<{ productId: string; quantity: bigint; slug: string; name: string; priceDkk: bigint; lines: number }>({
+      // Stock is taken from each line's variant; the product's totals follow by trigger, as in the service.
+      const { rows: taken } = await c.query<{
+        productId: string; variantId: string; sku: string | null; optionValues: string[]; optionNames: string[]; quantity: bigint; slug: string;
+        name: string; priceDkk: bigint; lines: number;
+      }>({
         name: 'take',
-        text: `WITH lines AS (SELECT "productId", quantity FROM "CartItem" WHERE "cartId" = $1),
+        text: `WITH lines AS (SELECT "productId", "variantId", quantity FROM "CartItem" WHERE "cartId" = $1),
                     locked AS (SELECT id FROM "Product" WHERE id IN (SELECT "productId" FROM lines) ORDER BY id FOR NO KEY UPDATE)
-               UPDATE "Product" p SET stock = p.stock - l.quantity, "updatedAt" = now()
-               FROM lines l
-               WHERE p.id = l."productId" AND p.id IN (SELECT id FROM locked) AND p."deletedAt" IS NULL AND p.stock >= l.quantity
-               RETURNING p.id AS "productId", l.quantity, p.slug, p.name, p."priceDkk", (SELECT count(*)::int FROM lines) AS lines`,
+               UPDATE "ProductVariant" v SET stock = CASE WHEN v."trackStock" THEN v.stock - l.quantity ELSE v.stock END, "updatedAt" = now()
+               FROM lines l JOIN "Product" p ON p.id = l."productId"
+               WHERE v.id = l."variantId" AND p.id IN (SELECT id FROM locked) AND p."deletedAt" IS NULL AND v."deletedAt" IS NULL
+                 AND (v.stock >= l.quantity OR NOT v."trackStock" OR v."allowBackorder")
+               RETURNING p.id AS "productId", v.id AS "variantId", v.sku, v."optionValues", l.quantity, p.slug, p.name, v."priceDkk",
+                         (SELECT coalesce(array_agg(o.name ORDER BY o.position), '{}') FROM "ProductOption" o WHERE o."productId" = p.id) AS "optionNames",
+                         (SELECT count(*)::int FROM lines) AS lines`,
         values: [b.cartId],
         types: INT8,
       });
       if (taken.length === 0 || taken.length !== taken[0].lines) throw new Refused(422, 'out of stock');
-      taken.sort((x, y) => (x.productId < y.productId ? -1 : 1));
+      taken.sort((x, y) => (x.productId < y.productId ? -1 : x.productId > y.productId ? 1 : x.variantId < y.variantId ? -1 : 1));
+      const options = (t: (typeof taken)[number]) => Object.fromEntries(t.optionNames.flatMap((n, i) => (t.optionValues[i] === undefined ? [] : [[n, t.optionValues[i]]])));
       const money = priceOrder(
         taken.map((t) => ({ unitPriceDkk: Number(t.priceDkk), quantity: Number(t.quantity) })),
         null,
@@ -127,9 +135,10 @@ export function registerWrites(app: FastifyInstance, pool: pg.Pool): void {
                                       "paymentMethod", currency, channel)
                  VALUES ($1, $2, 'pending_payment', $3, $4, $5, $6, $7, $8, $9, $10, $11, true, 'bench', now(), 'manual', $12, 'agent')
                  RETURNING *),
-               i AS (INSERT INTO "OrderItem" (id, "orderId", "productId", "productName", "unitPriceDkk", quantity)
-                     SELECT x.id, $1, x."productId", x.name, x.price, x.quantity
-                     FROM unnest($13::text[], $14::text[], $15::text[], $16::bigint[], $17::bigint[]) AS x(id, "productId", name, price, quantity)
+               i AS (INSERT INTO "OrderItem" (id, "orderId", "productId", "productName", "unitPriceDkk", quantity, "variantId", "variantSku", "variantAttributes")
+                     SELECT x.id, $1, x."productId", x.name, x.price, x.quantity, x."variantId", x.sku, x.attributes
+                     FROM unnest($13::text[], $14::text[], $15::text[], $16::bigint[], $17::bigint[], $19::text[], $20::text[], $21::jsonb[])
+                       AS x(id, "productId", name, price, quantity, "variantId", sku, attributes)
                      RETURNING *),
                c AS (UPDATE "Cart" SET status = 'checked_out', "orderId" = $1, email = $2, "updatedAt" = now() WHERE id = $18 RETURNING *)
                SELECT to_jsonb(o) || jsonb_build_object('items', (SELECT jsonb_agg(to_jsonb(i) ORDER BY i.id) FROM i)) AS "order",
@@ -139,13 +148,16 @@ export function registerWrites(app: FastifyInstance, pool: pg.Pool): void {
           orderId, b.email, b.shippingName, b.shippingAddress, b.shippingZip, b.shippingCity, money.subtotalDkk, money.shippingDkk,
           money.discountDkk, money.totalDkk, money.vatOere, cart.currency, taken.map(() => id()), taken.map((t) => t.productId),
           taken.map((t) => t.name), taken.map((t) => String(t.priceDkk)), taken.map((t) => String(t.quantity)), b.cartId,
+          taken.map((t) => t.variantId), taken.map((t) => t.sku), taken.map((t) => JSON.stringify(options(t))),
         ],
       });
       const answer = {
         orderId,
         status: 'pending_payment',
         currency: cart.currency,
-        items: taken.map((t) => ({ productSlug: t.slug, productName: t.name, quantity: Number(t.quantity), unitPriceDkk: Number(t.priceDkk) })),
+        items: taken.map((t) => ({
+          productSlug: t.slug, productName: t.name, variantId: t.variantId, sku: t.sku, options: options(t), quantity: Number(t.quantity), unitPriceDkk: Number(t.priceDkk),
+        })),
         discountCode: null,
         ...money,
         payment: { provider: 'manual', instructions },
@@ -158,7 +170,7 @@ export function registerWrites(app: FastifyInstance, pool: pg.Pool): void {
                INSERT INTO "IdempotencyRecord" (id, "apiKeyId", key, tool, "requestHash", "statusCode", response, "completedAt")
                SELECT $9, 'bench-baseline', $10, 'checkout.create_order', $11, 200, $12, now() WHERE $10::text IS NOT NULL`,
         values: [
-          id(), orderId, order.order, JSON.stringify({ cartId: b.cartId, stockTaken: taken.map((t) => ({ productId: t.productId, quantity: Number(t.quantity) })) }),
+          id(), orderId, order.order, JSON.stringify({ cartId: b.cartId, stockTaken: taken.map((t) => ({ productId: t.productId, variantId: t.variantId, quantity: Number(t.quantity) })) }),
           id(), b.cartId, JSON.stringify({ ...cartRow, items: taken.map((t) => ({ productId: t.productId, quantity: Number(t.quantity) })) }), order.cart,
           id(), typeof key === 'string' ? key : null, b.cartId, JSON.stringify({ ok: true, result: answer }),
         ],

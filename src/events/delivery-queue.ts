@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import { queryRows, type Db, type Tx } from '../db/client.ts';
+import { dueRows, leaseEnd } from '../db/due-rows.ts';
 import { retryDelayMs } from '../domain/webhook-retry.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { endpointSnapshot } from '../services/webhooks.ts';
@@ -48,14 +49,8 @@ export type QueueDeps = { db: Db; config: Config; log: FastifyBaseLogger };
  */
 export async function claim({ db, config }: QueueDeps, limit: number): Promise<Claimed[]> {
   return queryRows<Claimed>(db, Prisma.sql`
-    WITH due AS (
-      SELECT id FROM "WebhookDelivery"
-      WHERE status = 'pending' AND "nextAttemptAt" <= now()
-      ORDER BY "nextAttemptAt"
-      LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
-    )
-    UPDATE "WebhookDelivery" d SET "nextAttemptAt" = now() + ${config.webhooks.leaseMs}::float8 * interval '1 millisecond'
+    WITH ${dueRows('WebhookDelivery', limit)}
+    UPDATE "WebhookDelivery" d SET "nextAttemptAt" = ${leaseEnd(config.webhooks.leaseMs)}
     FROM due, "WebhookEvent" e, "WebhookEndpoint" p
       LEFT JOIN "ApiKey" k ON k.id = p."creatorKeyId"
       LEFT JOIN "OAuthGrant" g ON g.id = p."creatorGrantId"

@@ -40,7 +40,7 @@ export const MCP_PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION
 export const SERVER_CAPABILITIES = { tools: { listChanged: false }, logging: {} };
 
 /** The tool list only changes with a deployment; clients may reuse it this long. */
-const LIST_TTL_MS = 300_000;
+export const LIST_TTL_MS = 300_000;
 
 const INSTRUCTIONS =
   'Storefront and CMS tools. Without credentials only the public catalog and site tools are listed; send ' +

@@ -6,17 +6,18 @@ import {
   isJsonContentType,
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
+  type Tool as McpToolDefinition,
 } from '@modelcontextprotocol/server';
 import { countHeader } from '../http/request-guard.ts';
 import type { Tool } from '../registry/define-tool.ts';
 import { needsApproval } from './approval.ts';
-import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO, MODERN_PROTOCOL_VERSION } from './create-mcp-server.ts';
+import { LIST_TTL_MS, MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO, MODERN_PROTOCOL_VERSION, type McpRequestScope } from './create-mcp-server.ts';
 import { isObject } from './is-object.ts';
-import type { McpCatalog } from './tool-catalog.ts';
+import { toolListFor, type McpCatalog } from './tool-catalog.ts';
 import { STRUCTURED_JSON, type ToolCallResult } from './tool-result.ts';
 
 /**
- * The direct path for `tools/call` (docs/agent-surfaces.md "Speed"): the SDK builds a Server and a transport per
+ * The direct path for `tools/call` and `tools/list` (docs/agent-surfaces.md "Speed"): the SDK builds a Server and a transport per
  * request, parses the message a dozen times and serialises the result twice, which costs more than most tool calls
  * themselves. A request this module has proved to be exactly a well-formed single call of a listed tool, which the
  * SDK would hand to our tools/call handler unchanged, is answered here with the same handler (callTool) and the same
@@ -25,8 +26,13 @@ import { STRUCTURED_JSON, type ToolCallResult } from './tool-result.ts';
  * reference: test/mcp/direct-call.differential.test.ts sends generated requests to both and compares the answers.
  */
 
+type Era = 'legacy' | 'modern';
+
 /** A call the direct path answers: the tool, its arguments (omitted: {}) and the request's `_meta`. */
-export type DirectCall = { id: string | number; era: 'legacy' | 'modern'; tool: Tool; args: unknown; meta: Record<string, unknown> | undefined };
+export type DirectCall = { id: string | number; era: Era; tool: Tool; args: unknown; meta: Record<string, unknown> | undefined };
+
+/** A tools/list the direct path answers: its id and era (the list itself depends on the caller only). */
+export type DirectList = { id: string | number; era: Era };
 
 const TOP_LEVEL_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const PARAMS_KEYS = new Set(['name', 'arguments', '_meta']);
@@ -54,7 +60,7 @@ export function directCallOf(req: FastifyRequest, body: unknown, lifted: { value
   if (meta !== undefined && !isObject(meta)) return undefined;
   const contentType = soleHeader(req, 'content-type');
   if (contentType === null || !isJsonContentType(contentType ?? null)) return undefined;
-  const era = meta !== undefined && PROTOCOL_VERSION_META_KEY in meta ? modernCall(req, params.name, meta) : legacyCall(req, meta);
+  const era = eraOf(req, 'tools/call', params.name, meta);
   if (!era) return undefined;
   // Omitted arguments mean "no fields", as in the SDK's handler (runTool).
   const args = lifted ? lifted.value : (params.arguments ?? {});
@@ -62,6 +68,28 @@ export function directCallOf(req: FastifyRequest, body: unknown, lifted: { value
   // A destructive call the person at the client is to approve is a multi round-trip exchange: the SDK's.
   if (era === 'modern' && isObject(args) && needsApproval(entry.tool, args, meta)) return undefined;
   return call;
+}
+
+/**
+ * The tools/list in this request when the direct path answers it exactly as the SDK would, else undefined: no params
+ * but `_meta` (a cursor goes to the SDK, which checks it), the same header rules as a call, and no Mcp-Name.
+ */
+export function directListOf(req: FastifyRequest, body: unknown): DirectList | undefined {
+  if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/list' || !hasOnlyKeys(body, TOP_LEVEL_KEYS)) return undefined;
+  const { id, params } = body;
+  if (!isRequestId(id) || (params !== undefined && (!isObject(params) || !hasOnlyKeys(params, LIST_PARAMS_KEYS)))) return undefined;
+  const meta = params?._meta;
+  if (meta !== undefined && !isObject(meta)) return undefined;
+  const contentType = soleHeader(req, 'content-type');
+  if (contentType === null || !isJsonContentType(contentType ?? null) || req.headers['mcp-name'] !== undefined) return undefined;
+  const era = eraOf(req, 'tools/list', undefined, meta);
+  return era && { id, era };
+}
+
+const LIST_PARAMS_KEYS = new Set(['_meta']);
+
+function eraOf(req: FastifyRequest, method: 'tools/call' | 'tools/list', name: string | undefined, meta: Record<string, unknown> | undefined): Era | undefined {
+  return meta !== undefined && PROTOCOL_VERSION_META_KEY in meta ? modernRequest(req, method, name, meta) : legacyCall(req, meta);
 }
 
 /**
@@ -80,14 +108,15 @@ function legacyCall(req: FastifyRequest, meta: Record<string, unknown> | undefin
 /**
  * 2026-07-28: the SDK's own classification (envelope valid, header and body versions and Mcp-Method agreeing) must
  * route it to the modern path for this revision, and the standard headers it then requires must be there:
- * MCP-Protocol-Version, Mcp-Method, and Mcp-Name naming the tool as sent (no encoded form).
+ * MCP-Protocol-Version, Mcp-Method, and for a call Mcp-Name naming the tool as sent (no encoded form).
  */
-function modernCall(req: FastifyRequest, name: string, meta: Record<string, unknown>): 'modern' | undefined {
+function modernRequest(req: FastifyRequest, method: 'tools/call' | 'tools/list', name: string | undefined, meta: Record<string, unknown>): 'modern' | undefined {
   if (!hasOnlyKeys(meta, MODERN_META_KEYS)) return undefined;
   const protocolVersionHeader = soleHeader(req, 'mcp-protocol-version');
   const mcpMethodHeader = soleHeader(req, 'mcp-method');
-  if (protocolVersionHeader !== MODERN_PROTOCOL_VERSION || mcpMethodHeader !== 'tools/call' || soleHeader(req, 'mcp-name') !== name) return undefined;
-  return isModernEnvelope(meta) ? 'modern' : undefined;
+  if (protocolVersionHeader !== MODERN_PROTOCOL_VERSION || mcpMethodHeader !== method) return undefined;
+  if (name !== undefined && soleHeader(req, 'mcp-name') !== name) return undefined;
+  return isModernEnvelope(method, meta) ? 'modern' : undefined;
 }
 
 /** The classifier's verdicts by envelope JSON: a client sends the same envelope with every call. */
@@ -102,16 +131,16 @@ const MAX_VERDICT_KEY = 2048;
  * exact shape checked in directCallOf, the headers equal the body, and `idempotencyKey` is a key its loose envelope
  * schema passes through. So it is asked about a stand-in request with this envelope, once per envelope.
  */
-function isModernEnvelope(meta: Record<string, unknown>): boolean {
+function isModernEnvelope(method: 'tools/call' | 'tools/list', meta: Record<string, unknown>): boolean {
   const { idempotencyKey: _passedThrough, ...envelope } = meta;
-  const key = JSON.stringify(envelope);
+  const key = `${method} ${JSON.stringify(envelope)}`;
   const known = envelopeVerdicts.get(key);
   if (known !== undefined) return known;
   const route = classifyInboundRequest({
     httpMethod: 'POST',
     protocolVersionHeader: MODERN_PROTOCOL_VERSION,
-    mcpMethodHeader: 'tools/call',
-    body: { jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name: 'tool', _meta: envelope } },
+    mcpMethodHeader: method,
+    body: { jsonrpc: '2.0', id: 0, method, params: { ...(method === 'tools/call' ? { name: 'tool' } : {}), _meta: envelope } },
   });
   const verdict = route.kind === 'modern' && route.messageKind === 'request' && route.classification.revision === MODERN_PROTOCOL_VERSION;
   if (key.length <= MAX_VERDICT_KEY) {
@@ -141,6 +170,24 @@ export function directAnswer(call: DirectCall, result: ToolCallResult): string {
   if (modern) parts.push('"resultType":"complete"');
   if (modern && meta === undefined) parts.push(`"_meta":${SERVER_META_JSON}`);
   return `{"result":{${parts.join(',')}},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
+}
+
+/** Each tools/list's `tools` as JSON, once per list (toolListFor keeps one list per scope set and schema style). */
+const listJson = new WeakMap<readonly McpToolDefinition[], string>();
+
+/**
+ * The SDK's tools/list answer, byte for byte: on 2026-07-28 its encoder adds `resultType`, the cache hints
+ * configured in createMcpServer and the server's identity. The tools' JSON is kept per list, so a list costs
+ * one lookup and a concatenation.
+ */
+export function directListAnswer(list: DirectList, catalog: McpCatalog, scope: Pick<McpRequestScope, 'principal' | 'schemaStyle'>): string {
+  const tools = toolListFor(catalog, scope.principal, scope.schemaStyle);
+  let json = listJson.get(tools);
+  if (json === undefined) listJson.set(tools, (json = JSON.stringify(tools)));
+  const modern = list.era === 'modern'
+    ? `,"resultType":"complete","ttlMs":${LIST_TTL_MS},"cacheScope":"${scope.principal ? 'private' : 'public'}","_meta":${SERVER_META_JSON}`
+    : '';
+  return `{"result":{"tools":${json}${modern}},"jsonrpc":"2.0","id":${JSON.stringify(list.id)}}`;
 }
 
 /** The SDK's JSON-RPC request id: a string or an integer (its zod schema's int() is the safe-integer range). */

@@ -19,7 +19,7 @@ import type { Tool, ToolRateLimit } from '../registry/define-tool.ts';
 import type { InvokeDeps } from '../registry/invoke-tool.ts';
 import { lazyApprovalCodec } from './approval.ts';
 import { callTool, createMcpServer, LATEST_LEGACY_VERSION, MCP_PROTOCOL_VERSIONS, type McpRequestScope } from './create-mcp-server.ts';
-import { directAnswer, directCallOf } from './direct-call.ts';
+import { directAnswer, directCallOf, directListAnswer, directListOf } from './direct-call.ts';
 import { buildMcpCatalogDocument, buildServerCard, SERVER_CARD_TYPE } from './server-card.ts';
 import { isObject } from './is-object.ts';
 import { mcpStateSecret } from './state-secret.ts';
@@ -116,12 +116,12 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
       schemaStyle: schemaStyleOf(req),
       nonObjectArguments,
     };
-    const direct = config.mcpDirectCall && scope.toolset === 'full' ? directCallOf(req, body, nonObjectArguments, getCatalog()) : undefined;
-    if (direct) {
-      const result = await callTool(deps, scope, direct.tool, direct.args, direct.meta);
-      // The content type the SDK sends: Fastify adds a charset to a JSON string's, unless a serializer hands it over.
-      return reply.code(200).header('content-type', 'application/json').serializer(asIs).send(directAnswer(direct, result));
-    }
+    const direct = config.mcpDirectCall && scope.toolset === 'full';
+    const call = direct ? directCallOf(req, body, nonObjectArguments, getCatalog()) : undefined;
+    // The content type the SDK sends: Fastify adds a charset to a JSON string's, unless a serializer hands it over.
+    if (call) return reply.code(200).header('content-type', 'application/json').serializer(asIs).send(directAnswer(call, await callTool(deps, scope, call.tool, call.args, call.meta)));
+    const list = direct ? directListOf(req, body) : undefined;
+    if (list) return reply.code(200).header('content-type', 'application/json').serializer(asIs).send(directListAnswer(list, getCatalog(), scope));
     const request = webRequestOf(req);
     let response: Response;
     if (!(await isModernRequest(req, request, body))) {

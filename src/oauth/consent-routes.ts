@@ -6,6 +6,7 @@ import type { KeyStore } from '../auth/key-store.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { baseUrlOf } from '../http/base-url.ts';
+import { acceptFormBodies } from '../http/form-body.ts';
 import type { Limiter } from '../http/rate-limit.ts';
 import { count } from '../http/request-guard.ts';
 import { isScope, type Scope } from '../registry/scopes.ts';
@@ -49,14 +50,7 @@ export function registerConsentRoutes(
   app.register(async (scope) => {
     // Counted with /oauth/authorize, per IP, before the form is read: the form takes an operator key.
     scope.addHook('onRequest', async (req) => count(req, opts.limiter));
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-      const form: Record<string, string | string[]> = {};
-      for (const [name, value] of new URLSearchParams(String(body))) {
-        const prior = form[name];
-        form[name] = prior === undefined ? value : [...(Array.isArray(prior) ? prior : [prior]), value];
-      }
-      done(null, form);
-    });
+    acceptFormBodies(scope);
 
     scope.get<WithUid>(`${INTERACTION_PATH}/:uid`, async (req, reply) => {
       const found = await interactionOf(req, reply);

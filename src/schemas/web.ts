@@ -25,6 +25,9 @@ export const httpUrl = () =>
     })
     .meta({ format: 'uri', description: 'http(s) URL on a domain name; no IP, port or credentials (400 invalid_image_url).' });
 
+/** An https URL on a domain name (a parcel's tracking page, say), refused with 400 invalid_request otherwise. */
+export const httpsUrl = () => z.url({ protocol: /^https$/, hostname: z.regexes.domain }).max(2048);
+
 /** An address whose domain has a letters-only top-level label (so "0@com" is refused), in the characters RFC 5321 needs. */
 export const EMAIL_PATTERN = new RegExp(String.raw`^[A-Za-z0-9_'+-]+(?:\.[A-Za-z0-9_'+-]+)*@${HOST}$`);
 export const emailInput = () => z.email({ pattern: EMAIL_PATTERN }).max(254).meta({ pattern: EMAIL_PATTERN.source });

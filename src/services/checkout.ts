@@ -1,7 +1,9 @@
+import type { Config, EmailConfig } from '../config.ts';
 import { deferWrite, type Tx } from '../db/client.ts';
 import { newId } from '../db/ids.ts';
+import { enqueueCheckoutConfirmation } from '../email/outbox.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
-import { manualPaymentProvider, type PaymentProvider } from '../domain/payment.ts';
+import { paymentProviderNamed, type PaymentProvider } from '../domain/payment.ts';
 import { priceOrder } from '../domain/pricing.ts';
 import { AppError } from '../errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
@@ -33,6 +35,12 @@ export type OrderChannel = 'agent' | 'web' | 'acp' | 'ucp';
  * Who checks out: the owner of the cart (an API key, or the storefront's cookie-held cart owner), the agent's name
  * when known, the channel, and for the protocols the checkout session the order came from (stored as acpSessionId).
  */
+/** What a checkout takes from the service's settings: how orders are paid (PAYMENTS_PROVIDER) and the SMTP settings. */
+export type CheckoutSetup = { payments: PaymentProvider; email: EmailConfig | undefined };
+
+export const checkoutSetup = (config: Pick<Config, 'payments' | 'email'>): CheckoutSetup =>
+  ({ payments: paymentProviderNamed(config.payments.provider), email: config.email });
+
 export type Buyer = { keyId: string; agentName: string | null; channel: OrderChannel; sessionId?: string | null };
 
 /**
@@ -52,12 +60,12 @@ export type Buyer = { keyId: string; agentName: string | null; channel: OrderCha
  * for the cart lock, a price, the last units sold), agent_api_expect fails the statement as a serialization
  * failure and the call runs again (src/registry/invoke-tool.ts), now answering from the rows as they are.
  * Without a code the statements have no discount part at all, so an ordinary checkout never reads "DiscountCode".
+ * `setup.email` is the service's SMTP settings (config.email): with them, a manually paid order's confirmation joins
+ * the same final statement (docs/email.md). Starting the payment (`setup.payments`) does no I/O inside this
+ * transaction (docs/payments.md).
  */
-export async function placeOrder(
-  tx: Tx, buyer: Buyer, cartId: string, contact: Contact, discountCode: string | undefined,
-  // How the order is paid (PAYMENTS_PROVIDER, docs/payments.md); starting it does no I/O inside this transaction.
-  paymentProvider: PaymentProvider = manualPaymentProvider,
-) {
+export async function placeOrder(tx: Tx, buyer: Buyer, cartId: string, contact: Contact, discountCode: string | undefined, setup: CheckoutSetup) {
+  const { payments: paymentProvider, email } = setup;
   const code = discountCode === undefined ? null : normalizeCode(discountCode);
   const { cart, terms, lines, discount: discountRow } = await lockCartForCheckout(tx, buyer.keyId, cartId, code);
   const now = new Date();
@@ -167,6 +175,7 @@ export async function placeOrder(
            WHERE id = ${cartId}
              AND agent_api_expect((SELECT count(*) FROM lines) = ${lines.length} AND (SELECT count(*) FROM taken) = ${lines.length}${
                discount === null ? Prisma.empty : Prisma.sql` AND EXISTS (SELECT FROM discount)`}, 'the cart, its products or the discount code'))` });
+  await enqueueCheckoutConfirmation(tx, email, paymentProvider.name, orderId);
 
   const cartAfter = { ...cart, status: 'checked_out' as const, orderId, email: contact.email, discountCode: order.discountCode, updatedAt: now };
   return {

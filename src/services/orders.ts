@@ -1,4 +1,6 @@
+import type { EmailConfig } from '../config.ts';
 import { queryRows, type DbClient, type Tx } from '../db/client.ts';
+import { emailOfStatus, enqueueStatusEmail } from '../email/outbox.ts';
 import { assertTransition, type OrderStatus } from '../domain/order-transitions.ts';
 import { AppError } from '../errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
@@ -85,15 +87,35 @@ async function returnStock(tx: Tx, items: readonly { productId: string; variantI
 
 export type StatusChangeMeta = { stockReturned: { productId: string; quantity: number }[]; discountUseReturned: string | null };
 
-/** Moves an order along a legal transition and applies its effects (timestamps; stock and discount use given back). */
-export async function changeOrderStatus(tx: Tx, orderId: string, status: OrderStatus) {
+/** Carrier and tracking of a shipment, stored with the move to `shipped`. */
+export type Shipment = { carrier?: string; trackingNumber?: string; trackingUrl?: string };
+
+export type StatusChangeOptions = {
+  /**
+   * The service's SMTP settings (config.email): with them, the buyer's e-mail a move causes (the confirmation on
+   * paid, the shipping notice on shipped) is written to the outbox in this transaction (docs/email.md); without,
+   * none. Required so that no caller forgets it: every path that moves an order passes its config's.
+   */
+  email: EmailConfig | undefined;
+  shipment?: Shipment;
+};
+
+/**
+ * Moves an order along a legal transition and applies its effects (timestamps; stock and discount use given back;
+ * the buyer's e-mail written to the outbox; carrier and tracking stored with a move to shipped).
+ */
+export async function changeOrderStatus(tx: Tx, orderId: string, status: OrderStatus, options: StatusChangeOptions) {
+  const { shipment = {} } = options;
+  if (status !== 'shipped' && Object.values(shipment).some((v) => v !== undefined)) {
+    throw new AppError('tracking_requires_shipped', `carrier, trackingNumber and trackingUrl are stored with status "shipped" only, not "${status}".`);
+  }
   // Row lock: two concurrent cancels must not both return the stock.
   const [locked] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "Order" WHERE id = ${orderId} FOR UPDATE`;
   if (!locked) throw new AppError('not_found', `No order with id "${orderId}".`);
   const before = await loadOrder(tx, orderId);
   const effects = assertTransition(before.status, status);
 
-  const data: Prisma.OrderUpdateInput = { status };
+  const data: Prisma.OrderUpdateInput = { status, carrier: shipment.carrier, trackingNumber: shipment.trackingNumber, trackingUrl: shipment.trackingUrl };
   if (effects.stamp && before[effects.stamp] === null) data[effects.stamp] = new Date();
   let meta: StatusChangeMeta | undefined;
   if (effects.releaseIfNotShipped && before.shippedAt === null) {
@@ -102,5 +124,8 @@ export async function changeOrderStatus(tx: Tx, orderId: string, status: OrderSt
     meta = { stockReturned, discountUseReturned: before.discountCode };
   }
   await tx.order.update({ where: { id: orderId }, data });
+  // A statement of its own, only on moves to paid or shipped with e-mail set up: the callers (the tool, Stripe's
+  // webhook) do not all end in a final statement a deferred write could join.
+  await enqueueStatusEmail(tx, options.email, orderId, emailOfStatus(status, before.confirmationEmailSentAt));
   return { before, after: await loadOrder(tx, orderId), meta };
 }

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import type { Config } from '../config.ts';
+import type { Config, EmailConfig } from '../config.ts';
 import { queryRows, type DbClient, type Tx } from '../db/client.ts';
 import { assertTransition, type OrderStatus } from '../domain/order-transitions.ts';
 import { formatAmount } from '../domain/payment.ts';
@@ -245,10 +245,10 @@ export async function planRefund(tx: Tx, orderId: string, requested: number | un
 }
 
 /** A refund paid outside the service (manual): the amount recorded and the order moved at once. */
-export async function recordManualRefund(tx: Tx, plan: RefundPlan) {
+export async function recordManualRefund(tx: Tx, plan: RefundPlan, email: EmailConfig | undefined) {
   const { before, amountDkk, target } = plan;
   await tx.order.update({ where: { id: before.id }, data: { refundedDkk: { increment: BigInt(amountDkk) } } });
-  if (target !== before.status) await changeOrderStatus(tx, before.id, target);
+  if (target !== before.status) await changeOrderStatus(tx, before.id, target, { email });
   return loadOrder(tx, before.id);
 }
 

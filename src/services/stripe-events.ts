@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type Stripe from 'stripe';
-import type { Config } from '../config.ts';
+import type { Config, EmailConfig } from '../config.ts';
 import { inTransaction, type Db, type Tx } from '../db/client.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
 import type { OrderStatus } from '../domain/order-transitions.ts';
@@ -101,7 +101,7 @@ export async function applyStripeEvent(db: Db, config: Config, event: Stripe.Eve
       VALUES (${event.id}, ${event.type}, ${orderId}, ${topic}, ${createdAt}, 'received')
       ON CONFLICT (id) DO NOTHING RETURNING id`;
     if (claimed.length === 0) return 'duplicate';
-    const outcome = await decideAndApply(tx, event, reading, orderId, method, createdAt, log);
+    const outcome = await decideAndApply(tx, event, reading, orderId, method, createdAt, log, config.email);
     await tx.$executeRaw`UPDATE "StripeEvent" SET outcome = ${outcome} WHERE id = ${event.id}`;
     return outcome;
   });
@@ -109,6 +109,7 @@ export async function applyStripeEvent(db: Db, config: Config, event: Stripe.Eve
 
 async function decideAndApply(
   tx: Tx, event: Stripe.Event, reading: Reading | null, orderId: string | null, method: string | null, createdAt: Date, log: FastifyBaseLogger,
+  email: EmailConfig | undefined,
 ): Promise<EventOutcome> {
   if (!reading) return 'unhandled';
   if (orderId === null) {
@@ -144,7 +145,7 @@ async function decideAndApply(
   const changes = [];
   let current: unknown = plainJson(before);
   for (const status of decision.steps) {
-    const moved = await changeOrderStatus(tx, orderId, status);
+    const moved = await changeOrderStatus(tx, orderId, status, { email });
     const after = plainJson(moved.after);
     changes.push({ entityType: 'order', entityId: orderId, before: current, after, meta: { ...meta, ...moved.meta } });
     current = after;

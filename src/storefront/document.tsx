@@ -2,9 +2,10 @@ import type { ComponentChildren, VNode } from 'preact';
 import { render } from 'preact-render-to-string';
 import { pagePath, servicePath } from '../domain/public-paths.ts';
 import { isShownImage } from './format.ts';
+import { CART_PATH } from './paths.ts';
 import { scriptJson, type JsonLd } from './json-ld.ts';
 import { STYLESHEET_PATH } from './stylesheet.ts';
-import { absolute, type View } from './view.ts';
+import { absolute, languageOf, textOf, type View } from './view.ts';
 
 export type DocumentProps = {
   view: View;
@@ -32,8 +33,9 @@ function Document({ view, title, description, path, ogType = 'website', image, j
   const { shop } = view.chrome;
   const fullTitle = title === shop.shopName ? title : `${title} – ${shop.shopName}`;
   const canonical = path === null ? null : absolute(view, path);
+  const language = languageOf(view);
   return (
-    <html lang={shop.language}>
+    <html lang={language}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -49,7 +51,7 @@ function Document({ view, title, description, path, ogType = 'website', image, j
         {description ? <meta property="og:description" content={clip(description, 300)} /> : null}
         {isShownImage(image) ? <meta property="og:image" content={image} /> : null}
         {/* Open Graph wants language_TERRITORY; a tag without a region has no such form. */}
-        {/-[A-Z]{2}$/.test(shop.language) ? <meta property="og:locale" content={shop.language.replace('-', '_')} /> : null}
+        {/-[A-Z]{2}$/.test(language) ? <meta property="og:locale" content={language.replace('-', '_')} /> : null}
         {head}
         {jsonLd.map((data) => (
           <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: scriptJson(data) }} />
@@ -57,7 +59,7 @@ function Document({ view, title, description, path, ogType = 'website', image, j
       </head>
       <body>
         <a class="skip" href="#main">
-          Skip to content
+          {textOf(view).skipToContent}
         </a>
         <Header view={view} />
         <main id="main" class="wrap">
@@ -71,28 +73,32 @@ function Document({ view, title, description, path, ogType = 'website', image, j
 
 function Header({ view }: { view: View }) {
   const { shop, services } = view.chrome;
+  const m = textOf(view);
   return (
     <header class="site-header">
       <div class="wrap">
         <a class="brand" href="/">
           {shop.shopName}
         </a>
-        <nav class="site-nav" aria-label="Main">
+        <nav class="site-nav" aria-label={m.mainNav}>
           <ul>
             <li>
-              <a href="/">Shop</a>
+              <a href="/">{m.shop}</a>
             </li>
             {services.length ? (
               <li>
-                <a href="/services">Services</a>
+                <a href="/services">{m.services}</a>
               </li>
             ) : null}
+            <li>
+              <a href={CART_PATH}>{m.cart}</a>
+            </li>
           </ul>
         </nav>
         <form class="search" role="search" action="/search" method="get">
-          <label for="site-search">Search</label>
+          <label for="site-search">{m.search}</label>
           <input id="site-search" type="search" name="q" maxLength={200} />
-          <button type="submit">Go</button>
+          <button type="submit">{m.go}</button>
         </form>
       </div>
     </header>
@@ -101,26 +107,27 @@ function Header({ view }: { view: View }) {
 
 function Footer({ view }: { view: View }) {
   const { shop, services, pages } = view.chrome;
+  const m = textOf(view);
   return (
     <footer class="site-footer">
       <div class="wrap">
         {pages.length ? (
-          <nav aria-label="Information">
-            <h2>Information</h2>
+          <nav aria-label={m.information}>
+            <h2>{m.information}</h2>
             <LinkList links={pages.map((p) => ({ href: pagePath(p.slug), title: p.title }))} />
           </nav>
         ) : null}
         {services.length ? (
-          <nav aria-label="Services">
-            <h2>Services</h2>
+          <nav aria-label={m.services}>
+            <h2>{m.services}</h2>
             <LinkList links={services.map((s) => ({ href: servicePath(s.slug), title: s.title }))} />
           </nav>
         ) : null}
         <div>
           <h2>{shop.shopName}</h2>
-          <p>All prices include VAT.</p>
+          <p>{m.pricesIncludeVat}</p>
           <p>
-            For AI agents: <a href="/llms.txt">llms.txt</a> · <a href="/docs">API reference</a>
+            {m.forAgents} <a href="/llms.txt">llms.txt</a> · <a href="/docs">{m.apiReference}</a>
           </p>
         </div>
       </div>

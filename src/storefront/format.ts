@@ -19,6 +19,18 @@ export function formatPrice(oere: string, currency: string, language: string): s
   return format.format(decimalPrice(oere) as `${number}`);
 }
 
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** A date as the page's language writes it ("27. november 2026", "27 November 2026"), in Danish time. */
+export function formatDate(at: Date | string, language: string): string {
+  let format = dateFormats.get(language);
+  if (!format) {
+    format = new Intl.DateTimeFormat(language, { dateStyle: 'long', timeZone: 'Europe/Copenhagen' });
+    dateFormats.set(language, format);
+  }
+  return format.format(typeof at === 'string' ? new Date(at) : at);
+}
+
 /** Only https images are shown: the pages' Content-Security-Policy allows no other remote source. */
 export const isShownImage = (url: string | null | undefined): url is string => typeof url === 'string' && url.startsWith('https://');
 

@@ -1,5 +1,6 @@
 import type { Chrome } from '../services/storefront.ts';
 import { newestOf } from './format.ts';
+import { pageLanguage } from './messages.ts';
 import { prepare, type Prepared } from './respond.ts';
 
 /** What a page handler produced: a page to send (with what its caching headers derive from), or a 404. */
@@ -12,7 +13,7 @@ export const notFound = (chrome: Chrome): PageOutcome => ({ kind: 'not-found', c
 export const page = (html: string, chrome: Chrome, ...stamps: (string | null | undefined)[]): PageOutcome => ({
   kind: 'page',
   content: prepare(html),
-  language: chrome.shop.language,
+  language: pageLanguage(chrome.shop.language),
   lastModified: newestOf([chromeUpdatedAt(chrome), ...stamps]),
 });
 

@@ -6,7 +6,7 @@ import fresh from 'fresh';
 // the security headers. Pages run no script, so the policy allows none; styles come only from our stylesheet.
 
 export const STOREFRONT_CSP =
-  "default-src 'none'; style-src 'self'; img-src https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'none'; style-src 'self'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 export const SECURITY_HEADERS = {
   'Content-Security-Policy': STOREFRONT_CSP,
@@ -18,6 +18,8 @@ export const SECURITY_HEADERS = {
 
 /** Shared caches may serve a page for a minute and then, while refetching it, up to five more. */
 export const PAGE_CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=300';
+/** A page with the shopper's form token: only their browser keeps it, and checks it is current before reuse. */
+export const PRIVATE_PAGE_CACHE_CONTROL = 'private, no-cache';
 export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
 export const HTML_TYPE = 'text/html; charset=utf-8';
@@ -37,6 +39,8 @@ export type CachedBody = {
   /** ISO timestamp of the newest record the body shows; null when unknown (no Last-Modified is sent). */
   lastModified: string | null;
   language?: string;
+  /** Request headers the body depends on besides the URL. */
+  vary?: string;
 };
 
 /** 200 with validators, or 304 without a body when the client's copy (If-None-Match / If-Modified-Since) is current. */
@@ -47,6 +51,7 @@ export function sendCached(req: FastifyRequest, reply: FastifyReply, out: Cached
     ETag: out.content.etag,
     ...(out.lastModified ? { 'Last-Modified': new Date(out.lastModified).toUTCString() } : {}),
     ...(out.language ? { 'Content-Language': out.language } : {}),
+    ...(out.vary ? { Vary: out.vary } : {}),
   };
   reply.headers(headers);
   if (fresh(req.headers, { etag: headers.ETag, 'last-modified': headers['Last-Modified'] })) return reply.code(304).send();

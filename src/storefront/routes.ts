@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.ts';
-import type { Db } from '../db/client.ts';
 import { baseUrlOf } from '../http/base-url.ts';
 import { servicePath } from '../domain/public-paths.ts';
 import { loadCategoryPage, loadChrome, loadProductPage, loadServiceList, loadServicePage } from '../services/storefront.ts';
+import { pageLanguage } from './messages.ts';
 import type { PageOutcome } from './outcome.ts';
 import { categoryPath, productPath, SERVICES_PATH } from './paths.ts';
 import { createRenderMemo } from './render-memo.ts';
+import { CSRF_SLOT } from './shopper.ts';
+import { registerShopRoutes, type ShopDeps } from './shop-routes.ts';
 import { categoryPage } from './pages/category.tsx';
 import { homePage } from './pages/home.tsx';
 import { infoPage } from './pages/info.tsx';
@@ -14,7 +15,7 @@ import { renderNotFound } from './pages/not-found.tsx';
 import { productPage } from './pages/product.tsx';
 import { searchPage } from './pages/search.tsx';
 import { servicePage, servicesPage } from './pages/services.tsx';
-import { HTML_TYPE, IMMUTABLE_CACHE_CONTROL, PAGE_CACHE_CONTROL, prepare, sendCached, sendHtmlNotFound, type CachedBody } from './respond.ts';
+import { HTML_TYPE, IMMUTABLE_CACHE_CONTROL, PAGE_CACHE_CONTROL, prepare, PRIVATE_PAGE_CACHE_CONTROL, sendCached, sendHtmlNotFound, type CachedBody } from './respond.ts';
 import { llmsTxt, robotsTxt, sitemap, SITEMAP_PATH, sitemapPart, type TextFile } from './seo-files.ts';
 import { STYLESHEET, STYLESHEET_PATH } from './stylesheet.ts';
 
@@ -32,20 +33,21 @@ const PAGE_NUMBER = /^[1-9]\d{0,5}$/;
  * The public shop: server-rendered pages of what the API manages (GET, and HEAD through Fastify's automatic HEAD
  * routes), plus the sitemap, robots.txt, llms.txt and the stylesheet. No route needs a key or runs a script.
  */
-export function registerStorefront(app: FastifyInstance, deps: { db: Db; config: Config }): Storefront {
+export function registerStorefront(app: FastifyInstance, deps: ShopDeps): Storefront {
   const { db, config } = deps;
+  const shop = registerShopRoutes(app, deps);
   const base = (req: FastifyRequest) => baseUrlOf(req, config);
   // Product, category and service pages are functions of their one query's result (see render-memo.ts).
   const memo = createRenderMemo();
 
   const sendNotFound = async (req: FastifyRequest, reply: FastifyReply) => {
     const chrome = await loadChrome(db);
-    return sendHtmlNotFound(reply, renderNotFound(chrome, base(req)), chrome.shop.language);
+    return sendHtmlNotFound(reply, renderNotFound(chrome, base(req)), pageLanguage(chrome.shop.language));
   };
   const sendPage = (req: FastifyRequest, reply: FastifyReply, outcome: PageOutcome) =>
     outcome.kind === 'page'
       ? sendCached(req, reply, { content: outcome.content, contentType: HTML_TYPE, cacheControl: PAGE_CACHE_CONTROL, lastModified: outcome.lastModified, language: outcome.language })
-      : sendHtmlNotFound(reply, renderNotFound(outcome.chrome, base(req)), outcome.chrome.shop.language);
+      : sendHtmlNotFound(reply, renderNotFound(outcome.chrome, base(req)), pageLanguage(outcome.chrome.shop.language));
   const sendFile = (req: FastifyRequest, reply: FastifyReply, contentType: string, file: TextFile | null) =>
     file ? sendCached(req, reply, { content: prepare(file.body), lastModified: file.lastModified, contentType, cacheControl: PAGE_CACHE_CONTROL }) : sendNotFound(req, reply);
 
@@ -56,9 +58,15 @@ export function registerStorefront(app: FastifyInstance, deps: { db: Db; config:
   };
 
   app.get('/', async (req, reply) => sendPage(req, reply, await homePage(db, base(req))));
+  // The product page carries the add-to-cart form, whose token is the shopper's: rendered once (memoized) with a
+  // slot for it, sent privately with the slot filled.
   app.get('/products/:slug', async (req, reply) => {
     const data = await loadProductPage(db, slugOf(req));
-    return sendPage(req, reply, await memo(`${base(req)}${productPath(slugOf(req))}`, data.dataText, () => productPage(data, base(req))));
+    const outcome = await memo(`${base(req)}${productPath(slugOf(req))}`, data.dataText, () => productPage(data, base(req)));
+    if (outcome.kind !== 'page') return sendPage(req, reply, outcome);
+    const who = await shop.shopper(req, reply);
+    const content = prepare(outcome.content.bytes.toString().replaceAll(CSRF_SLOT, who.csrf));
+    return sendCached(req, reply, { ...outcome, content, contentType: HTML_TYPE, cacheControl: PRIVATE_PAGE_CACHE_CONTROL, vary: 'Cookie' });
   });
   app.get('/categories/:slug', async (req, reply) => {
     const raw = queryOf(req, 'page') ?? '1';

@@ -92,6 +92,42 @@ figcaption{color:#444;font-size:.9rem;margin-top:.35rem}
 .site-footer ul{list-style:none;padding:0;margin:0}
 .site-footer h2{font-size:1rem;margin:0 0 .5rem}
 .empty{color:#444}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.button--link{background:none;color:#0b4f9c;text-decoration:underline;padding:.45rem .25rem}
+.button--link:hover{background:none;color:#07325f}
+button.button--secondary{background:#fff;color:#0b4f9c;border:2px solid #0b4f9c;padding:.35rem .9rem}
+input,select{font:inherit;padding:.4rem .5rem;border:1px solid #767676;border-radius:4px;max-width:100%;background:#fff;color:#1b1b1b}
+input[aria-invalid=true]{border-color:#a11d1d;border-width:2px}
+.qty{width:4.5rem}
+.field{display:flex;flex-direction:column;gap:.25rem;margin:0 0 .9rem}
+.field--inline{flex-direction:row;flex-wrap:wrap;align-items:center;gap:.5rem}
+.field--check{flex-direction:row;flex-wrap:wrap;align-items:baseline;gap:.4rem}
+.field-error{color:#a11d1d;font-size:.9rem;flex-basis:100%}
+.buy{margin:1rem 0;padding:1rem;border:1px solid #ddd;border-radius:6px;background:#fafafa}
+.notice{padding:.75rem 1rem;border-radius:6px;margin:0 0 1rem}
+.notice--error{background:#fdecec;color:#7a1010;border:1px solid #e6a5a5}
+.notice--ok{background:#e9f6ec;color:#14532d;border:1px solid #9fd3ad}
+.cart-lines,.summary-lines{list-style:none;padding:0;margin:0}
+.cart-line{display:grid;gap:.5rem;padding:1rem 0;border-bottom:1px solid #ddd}
+@media (min-width:760px){.cart-line{grid-template-columns:minmax(0,2fr) minmax(0,2fr) minmax(0,1fr);align-items:center}}
+.cart-line-name{display:flex;flex-direction:column;gap:.15rem}
+.cart-line-options,.cart-line-unit{color:#555;font-size:.9rem}
+.cart-line-form{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}
+.cart-line-total{font-weight:700;margin:0;text-align:right}
+.cart,.checkout{display:grid;gap:2rem}
+@media (min-width:900px){.checkout{grid-template-columns:minmax(0,3fr) minmax(0,2fr)}.cart-summary{max-width:28rem;margin-left:auto}}
+.discount-form{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;margin-bottom:1rem}
+dl.totals{display:grid;grid-template-columns:1fr auto;gap:.35rem 1rem;margin:0 0 1rem}
+dl.totals dd{margin:0;text-align:right}
+.totals-total{font-weight:700;font-size:1.15rem;border-top:1px solid #ddd;padding-top:.35rem}
+dl.totals .totals-vat{grid-column:1/-1;color:#555;font-size:.9rem}
+.summary-lines li{display:flex;justify-content:space-between;gap:1rem;padding:.35rem 0}
+fieldset{border:1px solid #ddd;border-radius:6px;padding:1rem;margin:0 0 1rem;min-width:0}
+legend{font-weight:600;padding:0 .35rem}
+dl.order-facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}
+dl.order-facts dd{margin:0;overflow-wrap:anywhere}
+address{font-style:normal}
+.fine{color:#555;font-size:.9rem;margin-top:2rem}
 `;
 
 /** The hashed file name the pages link to; any other name under /assets/ is a 404. */

@@ -11,8 +11,8 @@ import { emailInput } from '../schemas/web.ts';
 import {
   addCartLine, cartLines, cartSnapshot, cartView, findCart, lockOpenCart, pricedCart, setCartLine, type CartLine, type LineRef,
 } from '../services/carts.ts';
-import { paymentLinkLater, paymentProviderNamed } from '../domain/payment.ts';
-import { placeOrder, type Buyer } from '../services/checkout.ts';
+import { paymentLinkLater } from '../domain/payment.ts';
+import { checkoutSetup, placeOrder, type Buyer } from '../services/checkout.ts';
 import { openCheckoutSession } from '../services/payments.ts';
 
 const quantity = (min: 0 | 1) => z.number().int().min(min).max(MAX_INT);
@@ -193,7 +193,7 @@ export const cartTools = [
     output: CheckoutOut,
     async handler({ cartId, discountCode, ...contact }, ctx) {
       const buyer: Buyer = { keyId: keyIdOf(ctx), agentName: ctx.principal?.name ?? null, channel: 'agent' };
-      const placed = await placeOrder(ctx.db, buyer, cartId, contact, discountCode, paymentProviderNamed(ctx.config.payments.provider));
+      const placed = await placeOrder(ctx.db, buyer, cartId, contact, discountCode, checkoutSetup(ctx.config));
       ctx.audit({
         entityType: 'order',
         entityId: placed.order.id,

@@ -4,14 +4,12 @@ import { plainJson } from '../domain/json-snapshot.ts';
 import { describeTransitions } from '../domain/order-transitions.ts';
 import { defineTool } from '../registry/define-tool.ts';
 import { OrderListItem, OrderStatusSchema, FullOrder } from '../schemas/orders.ts';
-import { limit } from '../schemas/numbers.ts';
+import { limit, positiveOere } from '../schemas/numbers.ts';
 import { orderIdRef } from '../schemas/references.ts';
-import { DateRange } from '../schemas/time.ts';
-import { emailInput } from '../schemas/web.ts';
+import { DateRange, timestamp } from '../schemas/time.ts';
+import { emailInput, httpsUrl } from '../schemas/web.ts';
 import { paymentProviderNamed } from '../domain/payment.ts';
-import { positiveOere } from '../schemas/numbers.ts';
 import { text } from '../schemas/text.ts';
-import { timestamp } from '../schemas/time.ts';
 import { changeOrderStatus, listOrders, loadOrder } from '../services/orders.ts';
 import { assertPayable, openCheckoutSession, planRefund, recordManualRefund, refundAtStripe } from '../services/payments.ts';
 
@@ -67,17 +65,23 @@ export const orderTools = [
   defineTool({
     name: 'orders.update_status',
     title: 'Change an order’s status',
-    description: `Moves an order to another status. Any move not listed (also to the current status) is 422 illegal_transition naming the legal targets. The audit log keeps the state before.\n${describeTransitions()}`,
+    description: `Moves an order to another status. Any move not listed (also to the current status) is 422 illegal_transition naming the legal targets. The audit log keeps the state before. carrier and tracking fields: with shipped only.\n${describeTransitions()}`,
     scope: 'orders:write',
-    input: z.strictObject({ orderId: orderIdRef(), status: OrderStatusSchema }),
+    input: z.strictObject({
+      orderId: orderIdRef(),
+      status: OrderStatusSchema,
+      carrier: text({ min: 1, max: 100 }).optional(),
+      trackingNumber: text({ min: 1, max: 100 }).optional(),
+      trackingUrl: httpsUrl().optional(),
+    }),
     kind: 'write',
     destructive: true,
-    errors: ['not_found', 'illegal_transition'],
+    errors: ['not_found', 'illegal_transition', 'tracking_requires_shipped'],
     // A status change moves money and stock; undoing it is another transition, not a restore.
     audit: { appendOnly: ['order'] },
     output: z.object({ id: z.string(), status: OrderStatusSchema }),
-    async handler({ orderId, status }, ctx) {
-      const { before, after, meta } = await changeOrderStatus(ctx.db, orderId, status);
+    async handler({ orderId, status, ...shipment }, ctx) {
+      const { before, after, meta } = await changeOrderStatus(ctx.db, orderId, status, { email: ctx.config.email, shipment });
       ctx.audit({ entityType: 'order', entityId: orderId, before: plainJson(before), after: plainJson(after), meta });
       return { id: after.id, status: after.status };
     },
@@ -128,7 +132,7 @@ export const orderTools = [
       const plan = await planRefund(ctx.db, orderId, amountDkk);
       const before = plainJson(plan.before);
       const meta = { refundDkk: plan.amountDkk, reason: reason ?? null, provider: plan.viaStripe ? 'stripe' : 'manual' };
-      const after = plan.viaStripe ? plan.before : await recordManualRefund(ctx.db, plan);
+      const after = plan.viaStripe ? plan.before : await recordManualRefund(ctx.db, plan, ctx.config.email);
       ctx.audit({ entityType: 'order', entityId: orderId, before, after: plainJson(after), meta });
       return {
         orderId, status: after.status, amountDkk: plan.amountDkk, refundedDkk: Number(after.refundedDkk), pending: plan.viaStripe, refundId: null, reason: reason ?? null,

@@ -60,6 +60,11 @@ const RULES: { layer: string; forbidden: (to: string) => boolean; why: string }[
     why: 'events/ (catalogue, outbox, delivery) sit beside services/: the write path and the tools call them, never the reverse',
   },
   {
+    layer: 'email',
+    forbidden: (to) => ['tools', 'http', 'mcp', 'openapi', 'cli', 'registry', 'storefront'].includes(layerOf(to)),
+    why: 'email/ (outbox, catalogue, worker) sits beside services/ like events/: the write path calls it, never the reverse',
+  },
+  {
     layer: 'secrets',
     forbidden: (to) => ['tools', 'services', 'events', 'oauth', 'http', 'mcp', 'registry', 'openapi', 'cli', 'auth'].includes(layerOf(to)),
     why: 'secrets/ seals what the services, events, OAuth and MCP code store; it knows none of them',

@@ -13,6 +13,7 @@ import { ANSI, inTerminal } from './processes.ts';
 const SERVER = ['--import', 'tsx', 'src/server.ts'];
 // The entry's own plain diagnostics, printed before the logger exists or after it is gone.
 const DIAGNOSTIC = /^\[(db|server)\] /;
+const EMAIL_OFF = 'off: SMTP_URL is not set, so no order confirmations or shipping notices are sent';
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -34,7 +35,7 @@ describe('server start-up output', () => {
       await server.exited;
     }
     const lines = server.output().split('\n').filter((l) => l.length > 0 && !DIAGNOSTIC.test(l));
-    const logs = lines.map((line) => JSON.parse(line) as { level: number; time: number; msg: string; urls?: Record<string, string>; req?: { url: string } });
+    const logs = lines.map((line) => JSON.parse(line) as { level: number; time: number; msg: string; urls?: Record<string, string>; email?: string; req?: { url: string } });
     for (const log of logs) expect(log).toMatchObject({ level: expect.any(Number), time: expect.any(Number), msg: expect.any(String) });
     const ready = logs.filter((l) => l.msg === 'ready');
     expect(ready).toHaveLength(1);
@@ -45,6 +46,8 @@ describe('server start-up output', () => {
       mcp: `${base}/api/mcp`,
       storefront: `${base}/`,
     });
+    // Said once: without SMTP_URL no e-mail is sent (docs/email.md).
+    expect(ready[0].email).toBe(EMAIL_OFF);
     expect(logs.filter((l) => l.msg === 'incoming request').map((l) => l.req?.url)).toEqual(expect.arrayContaining(['/docs', '/openapi.json']));
   }, 90_000);
 
@@ -72,6 +75,7 @@ describe('server start-up output', () => {
         ['MCP', `${base}/api/mcp`],
         ['Storefront', `${base}/`],
         ['API keys', 'npm run --silent cli -- keys create --help'],
+        ['E-mail', EMAIL_OFF],
       ]);
       const plain = output.replace(new RegExp(ANSI.source, 'g'), '');
       expect(plain).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: Server listening at /m);
@@ -82,10 +86,13 @@ describe('server start-up output', () => {
     }
   }, 180_000);
 
-  it('lists the storefront at GET / with the other places; PUBLIC_BASE_URL wins', async () => {
+  it('lists the storefront at GET / with the other places; PUBLIC_BASE_URL wins; the e-mail line shows no SMTP password', async () => {
     let logged = '';
     const logStream = new Writable({ write: (chunk: Buffer, _enc, done) => { logged += chunk.toString(); done(); } });
-    const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', DATABASE_URL: database.url, PUBLIC_BASE_URL: 'https://shop.example.com/' });
+    const config = loadConfig({
+      NODE_ENV: 'test', LOG_LEVEL: 'info', DATABASE_URL: database.url, PUBLIC_BASE_URL: 'https://shop.example.com/',
+      SMTP_URL: 'smtp://mailer:s3cret-Pa55@smtp.example.com',
+    });
     const app = await buildApp(config, { db: database.db, logStream });
     try {
       await app.listen({ host: '127.0.0.1', port: 0 });
@@ -96,5 +103,8 @@ describe('server start-up output', () => {
     const ready = logged.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.msg === 'ready');
     expect(ready).toHaveLength(1);
     expect(ready[0].urls).toMatchObject({ docs: 'https://shop.example.com/docs', storefront: 'https://shop.example.com/' });
+    // The SMTP server and sender, never SMTP_URL's password.
+    expect(ready[0].email).toBe('order e-mails sent through smtp://smtp.example.com:587 from no-reply@shop.example.com');
+    expect(logged).not.toContain('s3cret');
   });
 });

@@ -165,9 +165,11 @@ const headerVariant = mostly(
 );
 const caller = mostly<Caller>(one('all scopes'), one('anonymous'), one('catalog only'), one('invalid key'));
 const path = mostly(one('/api/mcp'), one('/api/mcp/admin'), one('/api/mcp?toolset=discovery'));
+/** One request in five is a tools/list (params: only `_meta`; the `call` drawn is then not sent). */
+const method = fc.constantFrom<'tools/call' | 'tools/list'>('tools/call', 'tools/call', 'tools/call', 'tools/call', 'tools/list');
 
 const request = fc
-  .record({ revision, id, call, idempotencyKey, envelope, bodyShape, contentType, accept, headerVariant, caller, path })
+  .record({ method, revision, id, call, idempotencyKey, envelope, bodyShape, contentType, accept, headerVariant, caller, path })
   .map((g): Request => {
     const modern = g.revision === MODERN;
     const metaBase: Record<string, unknown> = {};
@@ -183,20 +185,23 @@ const request = fc
     if (g.envelope === 'progress token') metaBase.progressToken = 5;
     if (g.idempotencyKey !== MISSING) metaBase.idempotencyKey = g.idempotencyKey;
     const meta: unknown = g.envelope === 'not an object' ? 'meta' : metaBase;
+    const listing = g.method === 'tools/list';
     const params: Record<string, unknown> = {
-      name: g.call.name,
-      ...(g.call.arguments === MISSING ? {} : { arguments: g.call.arguments }),
+      ...(listing ? {} : { name: g.call.name }),
+      ...(listing || g.call.arguments === MISSING ? {} : { arguments: g.call.arguments }),
       ...(g.envelope === 'not an object' || Object.keys(metaBase).length > 0 ? { _meta: meta } : {}),
     };
     if (g.bodyShape === 'extra params key') params.extra = 1;
     if (g.bodyShape === 'task') params.task = { ttl: 1000 };
     if (g.bodyShape === 'requestState') params.requestState = 'forged';
-    const message: Record<string, unknown> = { jsonrpc: '2.0', ...(g.id === MISSING ? {} : { id: g.id }), method: 'tools/call', params };
+    const message: Record<string, unknown> = { jsonrpc: '2.0', ...(g.id === MISSING ? {} : { id: g.id }), method: g.method, params };
+    // A 2025-era list usually comes without params.
+    if (listing && !modern && Object.keys(params).length === 0 && g.bodyShape === 'canonical') delete message.params;
     if (g.bodyShape === 'extra top-level key') message.extra = true;
     if (g.bodyShape === 'no jsonrpc') delete message.jsonrpc;
     if (g.bodyShape === 'jsonrpc 1.0') message.jsonrpc = '1.0';
     if (g.bodyShape === 'no params') delete message.params;
-    if (g.bodyShape === 'tools/list') message.method = 'tools/list';
+    if (g.bodyShape === 'tools/list') message.method = listing ? 'tools/call' : 'tools/list';
     if (g.bodyShape === 'notification') delete message.id;
     const body = g.bodyShape === 'batch of one' ? [message] : message;
 
@@ -206,8 +211,9 @@ const request = fc
     if (version !== undefined && g.headerVariant !== 'no version') headers['mcp-protocol-version'] = version;
     if (modern) {
       if (g.headerVariant !== 'no method') headers['mcp-method'] = g.headerVariant === 'wrong method' ? 'tools/list' : String(message.method);
-      const name = g.call.name;
-      if (g.headerVariant !== 'no name') {
+      const name = listing ? 'products.search' : g.call.name;
+      // A list names nothing: Mcp-Name only as a variant.
+      if (g.headerVariant !== 'no name' && (!listing || g.headerVariant !== 'canonical')) {
         headers['mcp-name'] = {
           'wrong name': 'products.other',
           'base64 name': `=?base64?${Buffer.from(name).toString('base64')}?=`,
@@ -254,6 +260,30 @@ describe('tools/call with the direct path on and off', () => {
       expect(JSON.parse(answers[0].body).result.structuredContent).toMatchObject({ ok: true, result: { slug: 'diff-base' } });
       expect({ ...answers[0], servers: 0 }).toEqual({ ...answers[1], servers: 0 });
       expect([answers[0].servers, answers[1].servers], String(version)).toEqual([0, 1]);
+    }
+  });
+
+  it('answers tools/list of every revision and caller with the same bytes, without building an SDK server', async () => {
+    for (const version of [MODERN, ...LEGACY, undefined]) {
+      for (const caller of ['all scopes', 'catalog only', 'anonymous'] as const) {
+        const modern = version === MODERN;
+        const body = { jsonrpc: '2.0', id: 'list', method: 'tools/list', ...(modern ? { params: { _meta: ENVELOPE } } : {}) };
+        const headers = {
+          'content-type': 'application/json', accept: 'application/json, text/event-stream',
+          ...(version ? { 'mcp-protocol-version': version } : {}),
+          ...(modern ? { 'mcp-method': 'tools/list' } : {}),
+        };
+        const answers = [];
+        for (const s of [on, off]) {
+          const r = await send(s, { headers, payload: JSON.stringify(body), caller, path: '/api/mcp' });
+          answers.push({ status: r.res.statusCode, type: r.res.headers['content-type'], body: r.res.body, servers: r.servers });
+        }
+        const label = `${String(version)} ${caller}`;
+        expect(answers[0].status, label).toBe(200);
+        expect(JSON.parse(answers[0].body).result.tools.length, label).toBeGreaterThanOrEqual(caller === 'all scopes' ? 40 : 5);
+        expect({ ...answers[0], servers: 0 }, label).toEqual({ ...answers[1], servers: 0 });
+        expect([answers[0].servers, answers[1].servers], label).toEqual([0, 1]);
+      }
     }
   });
 

@@ -12,10 +12,12 @@ import { createTestApp, type TestApp } from '../helpers/app.ts';
 // has its own budget: reaching 12,000 would cost agents something they use (output envelope fields, input length
 // limits, field descriptions or the layout's section props; docs/agent-surfaces.md has the table of what each
 // thousand tokens would cost). Measured: 39 tools 11,479 with $defs and 11,788 inlined; 54 tools 14,730 and 15,039 (a variant's option names exclude "__proto__", as every map key does).
-// Issue 28 added orders.payment_link and orders.refund and checkout's payment link: 56 tools 15,126 and 15,435
-// (+396 on both), and raised the budget by as much.
+// Issue 28 added orders.payment_link and orders.refund, checkout's payment link (+396 on both) and orders.update_status's
+// carrier and tracking fields (+60; the buyer's shipping e-mail shows them, docs/email.md): 39 tools 11,542 and 11,851,
+// 56 tools 15,181 and 15,490;
+// the budget rose by as much.
 const ORIGINAL_TOOLS_BUDGET = 12_000;
-const FULL_LIST_BUDGET = 15_450;
+const FULL_LIST_BUDGET = 15_510;
 const LEAN_LIST_BUDGET = 1_500;
 const LATER_TOOLS = new Set([
   'images.search_stock', 'products.set_options', 'orders.payment_link', 'orders.refund', 'variants.adjust_stock', 'variants.create', 'variants.delete', 'variants.update',

@@ -46,10 +46,10 @@ beforeEach(async () => {
  * The statements the app sends while answering one tool call, without authentication's (the key's lookup and its
  * lastUsedAt, cached and throttled per key: not part of the write).
  */
-async function statementsOf(name: string, body: unknown, headers: Record<string, string> = {}) {
+async function statementsOf(name: string, body: unknown, headers: Record<string, string> = {}, app = t, appKey = key) {
   sent = [];
   try {
-    okResult(await t.call(name, body, key, { headers }));
+    okResult(await app.call(name, body, appKey, { headers }));
     const statements = sent.filter(({ sql }) => !sql.includes('"ApiKey"'));
     return { statements: statements.length, roundTrips: statements.filter((s) => !s.pipelined).length };
   } finally {
@@ -92,6 +92,27 @@ describe('statements and round trips per write (BEGIN and COMMIT included)', () 
     await makeProduct(t.db, { slug: 'second' });
     const cartId = await cartOf('first');
     expectAtMost(await statementsOf('cart.add_item', { cartId, productSlug: 'second', quantity: 2 }), 5, 3);
+  });
+});
+
+// With SMTP_URL set, a manually paid order's confirmation e-mail is one more CTE of the same final statement
+// (docs/email.md): the checkout keeps its statements and round trips.
+describe('checkout with e-mail set up', () => {
+  let mailing: TestApp;
+  let mailingKey: string;
+  beforeAll(async () => {
+    mailing = await createTestApp({ env: { SMTP_URL: 'smtp://127.0.0.1:2525' } });
+    mailingKey = await mailing.key();
+  });
+  afterAll(async () => {
+    await mailing?.close();
+  });
+
+  it('without a key: still 4 statements in 2 round trips, and the confirmation is in the outbox', async () => {
+    const product = await makeProduct(mailing.db, { slug: 'mailed' });
+    const { cartId } = await createCart(mailing, mailingKey, [{ productSlug: product.slug, quantity: 1 }]);
+    expectAtMost(await statementsOf('checkout.create_order', { cartId, ...CONTACT }, {}, mailing, mailingKey), 4, 2);
+    expect(await mailing.db.emailOutbox.count({ where: { kind: 'order_confirmation' } })).toBe(1);
   });
 });
 

@@ -6,7 +6,7 @@ import { STOREFRONT_CSP } from '../../src/storefront/respond.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { okResult } from '../helpers/calls.ts';
 import { expectProblem } from '../helpers/problem.ts';
-import { get, html, productLinks, seededStorefront } from './helpers.ts';
+import { get, get as getPage, html, productLinks, seededStorefront } from './helpers.ts';
 
 let t: TestApp;
 let key: string;
@@ -141,16 +141,26 @@ describe('search', () => {
 });
 
 describe('caching', () => {
+  /** One shopper's cookie: the product page is theirs (its form token), so its validators hold per cookie. */
+  let shopper: Record<string, string> = {};
+  beforeAll(async () => {
+    shopper = { cookie: String((await get(t, PRODUCT)).headers['set-cookie']).split(';')[0]! };
+  });
+
   it('sends a strong ETag, Last-Modified of the newest record shown, and the cache policy', async () => {
-    const res = await get(t, PRODUCT);
+    const res = await get(t, PRODUCT, shopper);
     expect(res.headers.etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
-    expect(res.headers['cache-control']).toBe('public, max-age=60, stale-while-revalidate=300');
+    // The product page carries the shopper's add-to-cart form token: private (docs/storefront.md, "Buying on the storefront").
+    expect(res.headers['cache-control']).toBe('private, no-cache');
+    expect(res.headers.vary).toBe('Cookie');
+    expect((await get(t, '/categories/sunglasses')).headers['cache-control']).toBe('public, max-age=60, stale-while-revalidate=300');
     const product = await t.db.product.findUniqueOrThrow({ where: { slug: 'aviator-black-sunglasses-1' } });
     expect(Date.parse(String(res.headers['last-modified']))).toBeGreaterThanOrEqual(Math.floor(product.updatedAt.getTime() / 1000) * 1000);
-    expect((await get(t, PRODUCT)).headers.etag).toBe(res.headers.etag);
+    expect((await get(t, PRODUCT, shopper)).headers.etag).toBe(res.headers.etag);
   });
 
   it('answers 304 to If-None-Match and If-Modified-Since while current, 200 after a change', async () => {
+    const get = (t: TestApp, url: string, headers: Record<string, string> = {}) => getPage(t, url, { ...shopper, ...headers });
     const first = await get(t, PRODUCT);
     const etag = String(first.headers.etag);
     const lastModified = String(first.headers['last-modified']);
@@ -158,10 +168,10 @@ describe('caching', () => {
     expect(byTag.statusCode).toBe(304);
     expect(byTag.body).toBe('');
     expect(byTag.headers.etag).toBe(etag);
-    expect(byTag.headers['cache-control']).toBe('public, max-age=60, stale-while-revalidate=300');
+    expect(byTag.headers['cache-control']).toBe('private, no-cache');
     expect((await get(t, PRODUCT, { 'if-none-match': `"other", ${etag}` })).statusCode).toBe(304);
     expect((await get(t, PRODUCT, { 'if-modified-since': lastModified })).statusCode).toBe(304);
-    expect((await t.app.inject({ method: 'HEAD', url: PRODUCT, headers: { 'if-none-match': etag } })).statusCode).toBe(304);
+    expect((await t.app.inject({ method: 'HEAD', url: PRODUCT, headers: { ...shopper, 'if-none-match': etag } })).statusCode).toBe(304);
 
     await new Promise((r) => setTimeout(r, 1_100)); // Last-Modified has whole seconds
     okResult(await t.call('products.update', { slug: 'aviator-black-sunglasses-1', patch: { priceDkk: 45_600 } }, key));

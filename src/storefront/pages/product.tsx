@@ -4,9 +4,11 @@ import { renderDocument } from '../document.tsx';
 import { decimalPrice, isShownImage } from '../format.ts';
 import { faqPage, productGroup, product as productLd } from '../json-ld.ts';
 import { notFound, page, type PageOutcome } from '../outcome.ts';
-import { categoryPath, productPath } from '../paths.ts';
+import { CART_ITEMS_PATH, categoryPath, productPath } from '../paths.ts';
 import { Prose } from '../prose.tsx';
-import { absolute, priceOf, type View } from '../view.ts';
+import { CSRF_SLOT } from '../shopper.ts';
+import { absolute, priceOf, textOf, type View } from '../view.ts';
+import { Csrf } from './cart.tsx';
 
 /** The product page from its data (loadProductPage): a pure function, so its output can be memoized. */
 export function productPage({ chrome, product: p }: ProductPage, base: string): PageOutcome {
@@ -59,6 +61,7 @@ export function productPage({ chrome, product: p }: ProductPage, base: string): 
             {p.brand ? <p class="brand-name">{p.brand}</p> : null}
             <p class="price">{priceOf(view, p.priceOere)}</p>
             <Stock inStock={p.inStock} />
+            <BuyForm product={p} view={view} />
             <Variants product={p} view={view} />
             {p.answerSummary ? <p class="summary">{p.answerSummary}</p> : null}
             <Prose text={p.description} />
@@ -116,6 +119,43 @@ function Variants({ product: p, view }: { product: ProductPageData; view: View }
         ))}
       </tbody>
     </table>
+  );
+}
+
+/**
+ * Add to cart, without script: the variant as a select (sold-out ones disabled) when the product has options, a
+ * quantity and the form token (filled in per shopper, src/storefront/routes.ts). Nothing to buy: no form.
+ */
+function BuyForm({ product: p, view }: { product: ProductPageData; view: View }) {
+  const m = textOf(view);
+  const buyable = p.variants.filter((v) => v.available);
+  if (buyable.length === 0) return null;
+  return (
+    <form class="buy" method="post" action={CART_ITEMS_PATH}>
+      <Csrf token={CSRF_SLOT} />
+      {p.options.length === 0 ? (
+        <input type="hidden" name="variantId" value={buyable[0]!.id} />
+      ) : (
+        <p class="field">
+          <label for="buy-variant">
+            {m.chooseVariant} {p.options.map((o) => o.name.toLowerCase()).join(' / ')}
+          </label>
+          <select id="buy-variant" name="variantId">
+            {p.variants.map((v) => (
+              <option value={v.id} disabled={!v.available} selected={v.id === buyable[0]!.id}>
+                {v.optionValues.join(' / ')} – {priceOf(view, v.priceOere)}
+                {v.available ? '' : ` – ${m.soldOut}`}
+              </option>
+            ))}
+          </select>
+        </p>
+      )}
+      <p class="field field--inline">
+        <label for="buy-quantity">{m.quantity}</label>
+        <input id="buy-quantity" class="qty" type="number" name="quantity" min={1} max={99} value="1" inputMode="numeric" />
+        <button type="submit">{m.addToCart}</button>
+      </p>
+    </form>
   );
 }
 
