@@ -1,6 +1,9 @@
 // One catalog size: a fresh database seeded with that many products, both servers started on it, every case probed,
 // checked and measured, then everything stopped and dropped.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import path from 'node:path';
 import pg from 'pg';
 import { createKey } from '../src/auth/key-admin.ts';
@@ -18,7 +21,6 @@ import { soak, type SoakResult } from './soak.ts';
 import { createBenchDatabase, Q_WORD, seedBenchData, type BenchDatabase, type SeedStats } from './seed.ts';
 import { BASELINE, LARGEST, NOISY_CORES, ROOT, START, settings } from './settings.ts';
 import { checkCheckoutIdentical, checkNotOversold, prepareWrites } from './write-cases.ts';
-import { startFakeStripe } from '../test/fakes/stripe-server.ts';
 
 export type CaseResult = {
   name: string;
@@ -202,18 +204,26 @@ export async function runSize(products: number): Promise<SizeResult> {
 }
 
 /**
- * A second service with PAYMENTS_PROVIDER=stripe, its SDK pointed at the fake Stripe API on loopback (which needs
- * OUTBOUND_ALLOW_PRIVATE and STRIPE_API_URL, both refused with NODE_ENV=production: this one runs as development,
- * which changes no code path of a checkout).
+ * A second service with PAYMENTS_PROVIDER=stripe, its SDK pointed at the fake Stripe API (bench/fake-stripe.ts, a
+ * process of its own) on loopback. That needs OUTBOUND_ALLOW_PRIVATE and STRIPE_API_URL, both refused with
+ * NODE_ENV=production: this service runs as development, which changes no code path of a checkout.
  */
 async function startStripeService(databaseUrl: string, label: string) {
-  const fake = await startFakeStripe();
+  const fakeProc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/fake-stripe.ts')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const stopFake = () => new Promise<void>((resolve) => {
+    if (fakeProc.exitCode !== null) return resolve();
+    fakeProc.once('exit', () => resolve());
+    fakeProc.kill('SIGTERM');
+  });
+  registerCleanup(stopFake);
+  const [line] = (await once(createInterface({ input: fakeProc.stdout! }), 'line')) as [string];
+  const fake = JSON.parse(line) as { url: string; secretKey: string; webhookSecret: string };
   const service = await startService(databaseUrl, `${label}-stripe`, {
     NODE_ENV: 'development', OUTBOUND_ALLOW_PRIVATE: '1', PAYMENTS_PROVIDER: 'stripe',
     STRIPE_SECRET_KEY: fake.secretKey, STRIPE_WEBHOOK_SECRET: fake.webhookSecret, STRIPE_API_URL: fake.url,
   });
-  console.log(`service with PAYMENTS_PROVIDER=stripe pid ${service.pid} on :${service.port}, fake Stripe at ${fake.url}`);
-  return { service, stop: async () => { await service.stop(); await fake.close(); } };
+  console.log(`service with PAYMENTS_PROVIDER=stripe pid ${service.pid} on :${service.port}, fake Stripe pid ${fakeProc.pid} at ${fake.url}`);
+  return { service, stop: async () => { await service.stop(); await stopFake(); } };
 }
 
 /** CPU milliseconds per request of a case: the service process plus its PostgreSQL backends. */

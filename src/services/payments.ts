@@ -147,9 +147,10 @@ export async function openCheckoutSession(db: DbClient, config: Config, orderId:
     cancel_url: returnUrl(config, order.id, returnTo, 'cancelled'),
   }, { idempotencyKey: previous === null ? `order-${order.id}-checkout` : `order-${order.id}-checkout-after-${previous}` }));
   // Only while the order still awaits payment and nobody stored another session meanwhile.
-  await db.$executeRaw`
+  await queryRows(db, Prisma.sql`
     UPDATE "Order" SET "stripeCheckoutSessionId" = ${session.id}
-    WHERE id = ${order.id} AND status = 'pending_payment' AND "stripeCheckoutSessionId" IS NOT DISTINCT FROM ${previous}`;
+    WHERE id = ${order.id} AND status = 'pending_payment' AND "stripeCheckoutSessionId" IS NOT DISTINCT FROM ${previous}::text`,
+  { prepareAs: 'store_checkout_session' });
   return linkOf(session);
 }
 

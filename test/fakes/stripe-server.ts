@@ -77,7 +77,10 @@ export type FakeStripe = {
   close: () => Promise<void>;
 };
 
-export async function startFakeStripe(opts: { secretKey?: string; webhookSecret?: string; latencyMs?: number; port?: number } = {}): Promise<FakeStripe> {
+/** `record: false` keeps no request log (the bench makes tens of thousands of sessions). */
+export async function startFakeStripe(
+  opts: { secretKey?: string; webhookSecret?: string; latencyMs?: number; port?: number; record?: boolean } = {},
+): Promise<FakeStripe> {
   const secretKey = opts.secretKey ?? 'sk_test_fake';
   const webhookSecret = opts.webhookSecret ?? 'whsec_fakeStripeSigningSecret';
   const sessions = new Map<string, Json>();
@@ -173,7 +176,7 @@ export async function startFakeStripe(opts: { secretKey?: string; webhookSecret?
     const body = Buffer.concat(chunks).toString('utf8');
     const params = parseForm(req.method === 'GET' ? query : body);
     const key = typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined;
-    requests.push({ method: req.method ?? 'GET', path, params, idempotencyKey: key });
+    if (opts.record !== false) requests.push({ method: req.method ?? 'GET', path, params, idempotencyKey: key });
     if (opts.latencyMs) await new Promise((r) => setTimeout(r, opts.latencyMs));
     let answer: Answer;
     if (req.headers.authorization !== `Bearer ${secretKey}`) {

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { okResult } from '../helpers/calls.ts';
 import { makeDiscount } from '../helpers/factories.ts';
 import { expectProblem } from '../helpers/problem.ts';
-import { paymentsWorld, sessionOf, WEBHOOK_PATH, type PaymentsWorld } from './setup.ts';
+import { createTestApp } from '../helpers/app.ts';
+import { paymentsWorld, sessionOf, stripeEnv, WEBHOOK_PATH, type PaymentsWorld } from './setup.ts';
 
 let w: PaymentsWorld;
 beforeAll(async () => {
@@ -232,5 +233,18 @@ describe('concurrently with an admin', () => {
   it('orders.update_status by an admin right after the payment builds on it (paid → processing)', async () => {
     const { orderId } = await w.paidOrder();
     expect(okResult(await w.t.call('orders.update_status', { orderId, status: 'processing' }, w.key))).toEqual({ id: orderId, status: 'processing' });
+  });
+});
+
+describe('the route’s rate limit', () => {
+  it('counts deliveries per client address with the per-key budget: past it, 429', async () => {
+    const t = await createTestApp({ env: { ...stripeEnv(w.stripe), RATE_LIMIT_AUTH_MAX: '3' } });
+    try {
+      const post = () => t.app.inject({ method: 'POST', url: WEBHOOK_PATH, headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=x' }, payload: '{}' });
+      for (let i = 0; i < 3; i++) expect((await post()).statusCode).toBe(401);
+      expectProblem(await post(), 429, 'rate_limited');
+    } finally {
+      await t.close();
+    }
   });
 });
