@@ -82,6 +82,7 @@ const ConfigSchema = z.object({
   WEBHOOK_POLL_INTERVAL: duration.prefault('250ms').describe('a duration such as 250ms'),
   WEBHOOK_LEASE: duration.prefault('60s').describe('a duration such as 60s'),
   UCP_SIMULATION_SECRET: z.string().min(16, 'must be at least 16 characters').optional().describe('a secret of at least 16 characters (never with NODE_ENV=production)'),
+  UCP_CONFORMANCE_KEY: z.string().min(1).optional().describe('an API key with checkout:agent (never with NODE_ENV=production)'),
 });
 
 type Settings = z.infer<typeof ConfigSchema>;
@@ -159,6 +160,8 @@ export type Config = Readonly<{
     testPaymentHandler: boolean;
     /** Unlocks POST /testing/simulate-shipping/{id} for conformance runs; unset: the route does not exist. */
     simulationSecret: string | undefined;
+    /** The key UCP requests without credentials act with, for the conformance suite (which sends none); unset: 401. */
+    conformanceKey: string | undefined;
   }>;
 }>;
 
@@ -219,7 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     drainDelayMs: e.DRAIN_DELAY_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     metrics: e.METRICS_PORT === undefined ? undefined : Object.freeze({ host: e.METRICS_HOST, port: e.METRICS_PORT }),
-    checkout: Object.freeze({ testPaymentHandler: env.NODE_ENV !== 'production', simulationSecret: e.UCP_SIMULATION_SECRET }),
+    checkout: Object.freeze({ testPaymentHandler: env.NODE_ENV !== 'production', simulationSecret: e.UCP_SIMULATION_SECRET, conformanceKey: e.UCP_CONFORMANCE_KEY }),
   });
 }
 
@@ -242,6 +245,9 @@ function crossFieldProblems(e: z.infer<typeof ConfigSchema>, nodeEnv: string | u
   }
   if (!e.SECRETS_KEY && nodeEnv === 'production') {
     problems.push('SECRETS_KEY: required when NODE_ENV=production (it encrypts the secrets kept in the database; make one with openssl rand -base64 32)');
+  }
+  if (e.UCP_CONFORMANCE_KEY && nodeEnv === 'production') {
+    problems.push('UCP_CONFORMANCE_KEY: must not be set when NODE_ENV=production (it lets UCP requests without credentials act as a platform)');
   }
   if (e.UCP_SIMULATION_SECRET && nodeEnv === 'production') {
     problems.push('UCP_SIMULATION_SECRET: must not be set when NODE_ENV=production (it unlocks a test route that ships orders)');

@@ -134,6 +134,8 @@ describe('complete', () => {
   it('refuses to complete an incomplete checkout, and answers out of stock with 422 out_of_stock', async () => {
     const c = await create();
     ucpError(await ucp(ctx.t, ctx.p, 'POST', `/ucp/checkout-sessions/${c.id}/complete`, paymentWith('success_token')), 422, 'checkout_session_incomplete');
+    // Nor is an incomplete checkout sent to the storefront for payment.
+    ucpError(await ucp(ctx.t, ctx.p, 'POST', `/ucp/checkout-sessions/${c.id}/complete`, paymentWith('tok', 'com.example.wallet')), 422, 'checkout_session_incomplete');
     const gone = await create(createBody([['gardenias', 1]], true));
     ucpError(await ucp(ctx.t, ctx.p, 'POST', `/ucp/checkout-sessions/${gone.id}/complete`, paymentWith('success_token')), 422, 'out_of_stock');
   });
