@@ -104,6 +104,7 @@ const ConfigSchema = z.object({
     .pipe(z.array(z.string().regex(/^[a-z_]+$/)).min(1))
     .describe('a comma-separated list of Stripe payment method types, e.g. card,mobilepay'),
   UCP_SIMULATION_SECRET: z.string().min(16, 'must be at least 16 characters').optional().describe('a secret of at least 16 characters (never with NODE_ENV=production)'),
+  UCP_CONFORMANCE_KEY: z.string().min(1).optional().describe('an API key with checkout:agent (never with NODE_ENV=production)'),
 });
 
 type Settings = z.infer<typeof ConfigSchema>;
@@ -194,6 +195,8 @@ export type Config = Readonly<{
     testPaymentHandler: boolean;
     /** Unlocks POST /testing/simulate-shipping/{id} for conformance runs; unset: the route does not exist. */
     simulationSecret: string | undefined;
+    /** The key UCP requests without credentials act with, for the conformance suite (which sends none); unset: 401. */
+    conformanceKey: string | undefined;
   }>;
 }>;
 
@@ -266,7 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     metrics: e.METRICS_PORT === undefined ? undefined : Object.freeze({ host: e.METRICS_HOST, port: e.METRICS_PORT }),
     email: e.SMTP_URL === undefined ? undefined : emailConfig(e.SMTP_URL, e.MAIL_FROM, e.PUBLIC_BASE_URL, e.MAIL_RETRY_SCHEDULE),
-    checkout: Object.freeze({ testPaymentHandler: env.NODE_ENV !== 'production', simulationSecret: e.UCP_SIMULATION_SECRET }),
+    checkout: Object.freeze({ testPaymentHandler: env.NODE_ENV !== 'production', simulationSecret: e.UCP_SIMULATION_SECRET, conformanceKey: e.UCP_CONFORMANCE_KEY }),
   });
 }
 
@@ -327,6 +330,9 @@ function crossFieldProblems(e: z.infer<typeof ConfigSchema>, nodeEnv: string | u
   }
   if (!e.SECRETS_KEY && nodeEnv === 'production') {
     problems.push('SECRETS_KEY: required when NODE_ENV=production (it encrypts the secrets kept in the database; make one with openssl rand -base64 32)');
+  }
+  if (e.UCP_CONFORMANCE_KEY && nodeEnv === 'production') {
+    problems.push('UCP_CONFORMANCE_KEY: must not be set when NODE_ENV=production (it lets UCP requests without credentials act as a platform)');
   }
   if (e.UCP_SIMULATION_SECRET && nodeEnv === 'production') {
     problems.push('UCP_SIMULATION_SECRET: must not be set when NODE_ENV=production (it unlocks a test route that ships orders)');

@@ -5,11 +5,12 @@ import { registerMigrate } from './commands/migrate.ts';
 import { registerOAuth } from './commands/oauth.ts';
 import { registerSecrets } from './commands/secrets.ts';
 import { registerSeed } from './commands/seed.ts';
+import { registerUcp } from './commands/ucp.ts';
 import { EXIT_CODES_HELP, exitCodeOf } from './exit-codes.ts';
 import { CLI, examples, printError } from './output.ts';
 
 /** One command group per file; a new group is one file plus one line here. */
-const GROUPS = [registerKeys, registerGrants, registerOAuth, registerSecrets, registerSeed, registerMigrate];
+const GROUPS = [registerKeys, registerGrants, registerOAuth, registerSecrets, registerUcp, registerSeed, registerMigrate];
 
 /**
  * The operator CLI. Settings made on the root before the groups are registered (output, exit override) are

@@ -8,6 +8,7 @@ import { baseUrlOf, originVary } from './base-url.ts';
 import { prepare } from '../storefront/respond.ts';
 import { HTML_CSP, renderProblemIndex, renderProblemPage } from './docs-page.ts';
 import { PATHS } from './paths.ts';
+import { UCP_PREFIX, UCP_PROFILE_PATH } from './ucp-routes.ts';
 
 const LINKSET_TYPE = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
 const AI_CATALOG_TYPE = 'application/ai-catalog+json';
@@ -141,6 +142,12 @@ function apiCatalog(base: string, serverCardType: string) {
           ...catalogs,
           { href: `${base}${PATHS.protectedResource}/admin`, type: 'application/json' },
         ],
+        'service-doc': [doc],
+      },
+      {
+        // UCP's REST binding (docs/agentic-checkout.md): described by the business profile, which also names the MCP binding.
+        anchor: `${base}${UCP_PREFIX}`,
+        'service-desc': [{ href: `${base}${UCP_PROFILE_PATH}`, type: 'application/json' }],
         'service-doc': [doc],
       },
     ],

@@ -152,9 +152,23 @@ export async function cancelSession(tx: Tx, owner: SessionOwner, id: string, pro
   return { before, after };
 }
 
-/** Marks a session as needing the buyer on the merchant's own page (no payment handler could take the payment). */
-export async function escalateSession(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now = new Date()) {
+/** Why a session cannot be completed as it stands (its first stock problem, or everything it lacks), if anything. */
+function notReady(view: SessionView): AppError | null {
+  const blocking = view.issues.filter((i) => i.type === 'error');
+  if (blocking.length === 0) return null;
+  const stock = blocking.find((i) => i.code === 'out_of_stock' || i.code === 'item_unavailable');
+  if (stock) return new AppError('out_of_stock', stock.content);
+  return new AppError('checkout_session_incomplete', blocking.map((i) => `${i.path}: ${i.content}`).join(' '));
+}
+
+/**
+ * Marks a ready session as needing the buyer on the merchant's own page (no payment handler could take the
+ * payment); a session that is not ready answers as a completion would.
+ */
+export async function escalateSession(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date()) {
   const before = await lockChangeable(tx, owner, id, protocol, now);
+  const problem = notReady(await viewSession(tx, before, baseUrl, now));
+  if (problem) throw problem;
   const after = await tx.checkoutSession.update({ where: { id }, data: { status: 'requires_escalation', updatedAt: now } });
   return { before, after };
 }
@@ -278,12 +292,8 @@ const PROTOCOL_CHECKOUT: CheckoutSetup = { payments: manualPaymentProvider, emai
 export async function completeSession(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date()) {
   const before = await lockChangeable(tx, owner, id, protocol, now);
   const view = await viewSession(tx, before, baseUrl, now);
-  const blocking = view.issues.filter((i) => i.type === 'error');
-  if (blocking.length > 0) {
-    const stock = blocking.find((i) => i.code === 'out_of_stock' || i.code === 'item_unavailable');
-    if (stock) throw new AppError('out_of_stock', stock.content);
-    throw new AppError('checkout_session_incomplete', blocking.map((i) => `${i.path}: ${i.content}`).join(' '));
-  }
+  const problem = notReady(view);
+  if (problem) throw problem;
   const cartId = newId();
   await queryRows(tx, Prisma.sql`INSERT INTO "Cart" (id, "apiKeyId", status, "createdAt", "updatedAt") VALUES (${cartId}, ${owner.keyId}, 'open', ${now}, ${now})`);
   await queryRows(tx, Prisma.sql`

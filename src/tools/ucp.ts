@@ -131,7 +131,7 @@ export const ucpTools: readonly Tool[] = [
       const owner = ownerOf(ctx);
       const decision = decidePayment(ctx.config, chosenInstrument(parsed(CompleteRequest, body)));
       if (!decision.paid) {
-        const { before, after } = await escalateSession(ctx.db, owner, id, 'ucp');
+        const { before, after } = await escalateSession(ctx.db, owner, id, 'ucp', publicBase(ctx.config));
         audited(ctx, before, after, { escalated: 'no payment handler of this service fits the instrument' });
         return rendered(ctx, after);
       }

@@ -75,7 +75,7 @@ describe('cli errors and exit codes', () => {
       [['keys', 'create', '--name', 'x', '--scopes', 'all', '--expires-at', '2030-01-01T00:00:00'], /ISO 8601/],
       [['keys', 'create', '--name', 'x', '--scopes', 'all', '--expires-in', '1d', '--expires-at', '2030-01-01'], /cannot be used with/],
       [['keys', 'revoke'], /missing required argument 'id'/],
-      [['seed'], /required option '--demo'/],
+      [['seed'], /Name one data set: --demo or --ucp-flower-shop/],
     ];
     for (const [args, message] of cases) {
       const run = await cli(env, ...args);

@@ -60,6 +60,11 @@ describe('GET/HEAD /.well-known/api-catalog', () => {
           ],
           'service-doc': [{ href: `${BASE}/docs`, type: 'text/html' }],
         },
+        {
+          anchor: `${BASE}/ucp`,
+          'service-desc': [{ href: `${BASE}/.well-known/ucp`, type: 'application/json' }],
+          'service-doc': [{ href: `${BASE}/docs`, type: 'text/html' }],
+        },
       ],
     });
   });

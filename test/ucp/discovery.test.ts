@@ -1,6 +1,7 @@
 // Discovery: the business profile at /.well-known/ucp (valid against the protocol's profile schema), and the MCP
 // binding's tools on /api/mcp, listed to keys with checkout:agent only and callable there.
 import { describe, expect, it } from 'vitest';
+import { addSigningKey, retireSigningKey } from '../../src/protocols/ucp/signing.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createBody, CHECKOUT_SCHEMAS, expectValid, PROFILE_SCHEMA, useUcp } from './helpers.ts';
 
@@ -35,6 +36,15 @@ describe('/.well-known/ucp', () => {
     expect(profile.ucp.payment_handlers['dev.agent_api.test_payment'][0].id).toBe('mock_payment_handler');
     expect(profile.signing_keys).toEqual([expect.objectContaining({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' })]);
     expect(JSON.stringify(profile)).not.toMatch(/"d":/);
+  });
+
+  it('publishes every signing key during a rotation, the new one first, until the old one is retired', async () => {
+    const profile = async () => (await ctx.t.app.inject({ method: 'GET', url: '/.well-known/ucp' })).json().signing_keys as Array<{ kid: string }>;
+    const [old] = await profile();
+    const kid = await addSigningKey(ctx.t.db, ctx.t.secrets, new Date(Date.now() + 1000));
+    expect((await profile()).map((k) => k.kid)).toEqual([kid, old.kid]);
+    expect(await retireSigningKey(ctx.t.db, old.kid)).toBe(true);
+    expect((await profile()).map((k) => k.kid)).toEqual([kid]);
   });
 
   it('offers no test payment handler in production', async () => {

@@ -115,6 +115,21 @@ describe('complete', () => {
     expect(audit.map((a) => a.tool)).toEqual(['create_checkout', 'complete_checkout']);
   });
 
+  it('counts each of several codes once, and a cancelled order gives each its use back', async () => {
+    const uses = async () => (await ctx.t.db.discountCode.findMany({ where: { code: { in: ['10OFF', 'WELCOME20'] } }, orderBy: { code: 'asc' } })).map((d) => d.usageCount);
+    const before = await uses();
+    const c = await create({ ...createBody([['orchid_white', 1]], true), discounts: { codes: ['10OFF', 'WELCOME20'] } });
+    expect(total(c, 'total')).toBe(3240 + 500);
+    const done = checkout(await ucp(ctx.t, ctx.p, 'POST', `/ucp/checkout-sessions/${c.id}/complete`, paymentWith('success_token')));
+    const order = await ctx.t.db.order.findUniqueOrThrow({ where: { id: done.order!.id } });
+    expect(order).toMatchObject({ discountCode: '10OFF,WELCOME20', discountDkk: 1260n, totalDkk: 3740n });
+    expect(await uses()).toEqual(before.map((n) => n + 1n));
+    const admin = await ctx.t.key(['orders:write']);
+    const cancelled = await ctx.t.call('orders.update_status', { orderId: order.id, status: 'cancelled' }, admin);
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    expect(await uses()).toEqual(before);
+  });
+
   it('answers a declined payment 402 and a fraudulent one 403, changing nothing', async () => {
     const c = await create(createBody([[ROSES, 1]], true));
     ucpError(await ucp(ctx.t, ctx.p, 'POST', `/ucp/checkout-sessions/${c.id}/complete`, paymentWith('fail_token')), 402, 'payment_declined');
@@ -134,6 +149,8 @@ describe('complete', () => {
   it('refuses to complete an incomplete checkout, and answers out of stock with 422 out_of_stock', async () => {
     const c = await create();
     ucpError(await ucp(ctx.t, ctx.p, 'POST', `/ucp/checkout-sessions/${c.id}/complete`, paymentWith('success_token')), 422, 'checkout_session_incomplete');
+    // Nor is an incomplete checkout sent to the storefront for payment.
+    ucpError(await ucp(ctx.t, ctx.p, 'POST', `/ucp/checkout-sessions/${c.id}/complete`, paymentWith('tok', 'com.example.wallet')), 422, 'checkout_session_incomplete');
     const gone = await create(createBody([['gardenias', 1]], true));
     ucpError(await ucp(ctx.t, ctx.p, 'POST', `/ucp/checkout-sessions/${gone.id}/complete`, paymentWith('success_token')), 422, 'out_of_stock');
   });

@@ -18,6 +18,6 @@ export function registerSeed(program: Command): void {
       if (Boolean(opts.demo) === Boolean(opts.ucpFlowerShop)) throw new AppError('invalid_request', 'Name one data set: --demo or --ucp-flower-shop <folder>.');
       const folder = opts.ucpFlowerShop;
       const summary = await withDatabase((db) => (folder ? seedFlowerShop(db, folder) : seedDemo(db)));
-      emit(opts.json, summary, () => `Demo data ready: ${Object.entries(summary).map(([k, v]) => `${v} ${k}`).join(', ')}.`);
+      emit(opts.json, summary, () => `${folder ? 'Flower shop' : 'Demo data'} ready: ${Object.entries(summary).map(([k, v]) => `${v} ${k}`).join(', ')}.`);
     });
 }
