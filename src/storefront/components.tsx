@@ -1,10 +1,14 @@
 import type { CategoryTile, ProductCard } from '../services/storefront.ts';
 import { isShownImage } from './format.ts';
+import { bundledImagePath } from './image-assets.ts';
 import { breadcrumbList } from './json-ld.ts';
 import { categoryPath, productPath } from './paths.ts';
 import { absolute, priceOf, type View } from './view.ts';
 
 // Building blocks shared by the pages and the layout sections.
+
+/** The picture of a product without pictures of its own (drawn, like the demo's, by scripts/draw-demo-images.ts). */
+export const PLACEHOLDER_IMAGE = () => bundledImagePath('placeholder.svg');
 
 export function ProductGrid({ view, products, columns = 4 }: { view: View; products: readonly ProductCard[]; columns?: number }) {
   if (products.length === 0) return <p class="empty">No products to show yet.</p>;
@@ -14,7 +18,8 @@ export function ProductGrid({ view, products, columns = 4 }: { view: View; produ
         <li>
           <article class="card">
             <a href={productPath(p.slug)}>
-              {isShownImage(p.firstImage) ? <img src={p.firstImage} alt={p.name} loading="lazy" width={400} height={400} /> : <div class="placeholder" />}
+              {/* The name follows as the heading: the picture needs no alt text of its own. */}
+              <img src={isShownImage(p.firstImage) ? p.firstImage : PLACEHOLDER_IMAGE()} alt="" loading="lazy" width={400} height={400} sizes="(min-width: 1024px) 25vw, (min-width: 760px) 33vw, 50vw" />
               <div class="card-body">
                 <h3>{p.name}</h3>
                 {p.brand ? <p class="brand-name">{p.brand}</p> : null}
@@ -40,7 +45,7 @@ export function CategoryTiles({ categories, columns = 3 }: { categories: readonl
         <li>
           <a class="tile" href={categoryPath(c.slug)}>
             <h3>{c.name}</h3>
-            <p>{c.description ?? `${c.liveProducts} products`}</p>
+            {c.description ? <p>{c.description}</p> : null}
           </a>
         </li>
       ))}

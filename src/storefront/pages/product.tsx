@@ -7,6 +7,7 @@ import { notFound, page, type PageOutcome } from '../outcome.ts';
 import { CART_ITEMS_PATH, categoryPath, productPath } from '../paths.ts';
 import { Prose } from '../prose.tsx';
 import { CSRF_SLOT } from '../shopper.ts';
+import { PLACEHOLDER_IMAGE } from '../components.tsx';
 import { absolute, priceOf, textOf, type View } from '../view.ts';
 import { Csrf } from './cart.tsx';
 
@@ -40,22 +41,7 @@ export function productPage({ chrome, product: p }: ProductPage, base: string): 
       <>
         <Breadcrumbs trail={trail} />
         <article class="product">
-          <div>
-            {images.length ? (
-              <figure class="gallery-main">
-                <img src={images[0]} alt={p.name} width={800} height={800} />
-              </figure>
-            ) : null}
-            {images.length > 1 ? (
-              <ul class="thumbs">
-                {images.slice(1).map((src, i) => (
-                  <li>
-                    <img src={src} alt={`${p.name}, picture ${i + 2}`} loading="lazy" width={72} height={72} />
-                  </li>
-                ))}
-              </ul>
-            ) : null}
-          </div>
+          <Gallery view={view} name={p.name} images={images} />
           <div>
             <h1>{p.name}</h1>
             {p.brand ? <p class="brand-name">{p.brand}</p> : null}
@@ -119,6 +105,41 @@ function Variants({ product: p, view }: { product: ProductPageData; view: View }
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** The sizes the gallery's pictures are shown at: half the page beside the details from 900 px, else the full width. */
+const GALLERY_SIZES = '(min-width: 900px) 50vw, 100vw';
+
+/**
+ * Every picture of the product, the first large and the others in a grid below it, each with its intrinsic size set
+ * so nothing moves while they load; a product without pictures shows the placeholder picture.
+ */
+function Gallery({ view, name, images }: { view: View; name: string; images: readonly string[] }) {
+  const m = textOf(view);
+  if (images.length === 0) {
+    return (
+      <figure class="gallery-main gallery-main--empty">
+        <img src={PLACEHOLDER_IMAGE()} alt="" width={800} height={800} />
+        <figcaption>{m.noImage}</figcaption>
+      </figure>
+    );
+  }
+  return (
+    <div class="gallery">
+      <figure class="gallery-main">
+        <img src={images[0]} srcset={`${images[0]} 800w`} sizes={GALLERY_SIZES} alt={name} width={800} height={800} />
+      </figure>
+      {images.length > 1 ? (
+        <ul class="gallery-more">
+          {images.slice(1).map((src, i) => (
+            <li>
+              <img src={src} srcset={`${src} 800w`} sizes="(min-width: 900px) 25vw, 50vw" alt={m.picture(name, i + 2)} loading="lazy" width={800} height={800} />
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
   );
 }
 
