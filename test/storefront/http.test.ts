@@ -22,10 +22,10 @@ describe('routes', () => {
     ['/', 'Nordic eyewear, made to be worn'],
     [PRODUCT, 'Havblik Aviator'],
     ['/categories/sunglasses', 'Sunglasses'],
-    ['/search?q=aviator', 'Results for “aviator”'],
+    ['/search?q=aviator', 'Resultater for “aviator”'],
     ['/info/about', 'About us'],
     ['/info/shipping', 'Shipping and returns'],
-    ['/services', 'Services'],
+    ['/services', 'Ydelser'],
     ['/services/eye-exam', 'Eye exam'],
   ])('GET %s is a page headed %s', async (url, heading) => {
     expect(html(await get(t, url))).toContain(`<h1>${heading}</h1>`);
@@ -54,7 +54,7 @@ describe('routes', () => {
       // Not cached anywhere, so publishing shows at once; and a draft looks exactly like nothing at all.
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.headers.etag).toBeUndefined();
-      expect(res.body).toContain('<h1>Page not found</h1>');
+      expect(res.body).toContain('<h1>Siden findes ikke</h1>');
       expect(res.body).toContain('<meta name="robots" content="noindex"/>');
       expect(res.body).not.toContain('night-owl');
     }
@@ -123,7 +123,7 @@ describe('category pages', () => {
 
   it('shows an empty category as a page with no products', async () => {
     okResult(await t.call('categories.upsert', { slug: 'empty-shelf', name: 'Empty shelf' }, key));
-    expect(html(await get(t, '/categories/empty-shelf'))).toContain('No products to show yet.');
+    expect(html(await get(t, '/categories/empty-shelf'))).toContain('Her er ingen produkter endnu.');
   });
 });
 
@@ -138,8 +138,8 @@ describe('search', () => {
   });
 
   it('shows a search form without q, and cuts a q longer than products.search takes', async () => {
-    expect(html(await get(t, '/search'))).toContain('<h1>Search the shop</h1>');
-    expect(html(await get(t, `/search?q=${'a'.repeat(500)}`))).toContain(`Results for “${'a'.repeat(200)}”`);
+    expect(html(await get(t, '/search'))).toContain('<h1>Søg i butikken</h1>');
+    expect(html(await get(t, `/search?q=${'a'.repeat(500)}`))).toContain(`Resultater for “${'a'.repeat(200)}”`);
   });
 });
 
