@@ -49,7 +49,7 @@ function Document({ view, title, description, path, ogType = 'website', image, j
         <meta property="og:type" content={ogType} />
         {canonical ? <meta property="og:url" content={canonical} /> : null}
         {description ? <meta property="og:description" content={clip(description, 300)} /> : null}
-        {isShownImage(image) ? <meta property="og:image" content={image} /> : null}
+        {isShownImage(image) ? <meta property="og:image" content={image.startsWith('/') ? absolute(view, image) : image} /> : null}
         {/* Open Graph wants language_TERRITORY; a tag without a region has no such form. */}
         {/-[A-Z]{2}$/.test(language) ? <meta property="og:locale" content={language.replace('-', '_')} /> : null}
         {head}

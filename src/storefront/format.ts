@@ -1,3 +1,4 @@
+import { isBundledImagePath } from './image-assets.ts';
 // Amounts are integers in øre; these turn them into what shoppers and schema.org read, exactly (no float maths).
 
 /** øre as a decimal string with two places ("149500" → "1495.00"), the number format schema.org's `price` expects. */
@@ -31,8 +32,11 @@ export function formatDate(at: Date | string, language: string): string {
   return format.format(typeof at === 'string' ? new Date(at) : at);
 }
 
-/** Only https images are shown: the pages' Content-Security-Policy allows no other remote source. */
-export const isShownImage = (url: string | null | undefined): url is string => typeof url === 'string' && url.startsWith('https://');
+/**
+ * Only https images and the service's own bundled ones (src/storefront/image-assets.ts) are shown: the pages'
+ * Content-Security-Policy allows no other source.
+ */
+export const isShownImage = (url: string | null | undefined): url is string => typeof url === 'string' && (url.startsWith('https://') || isBundledImagePath(url));
 
 /** The newest of some ISO timestamps (null when there are none). */
 export function newestOf(stamps: Iterable<string | null | undefined>): string | null {

@@ -43,7 +43,7 @@ export function product(p: {
   categoryName: string | null;
   url: string;
 }): WithContext<Product> {
-  const images = p.images.filter(isShownImage);
+  const images = absoluteImages(p.images, p.url);
   return {
     '@context': CONTEXT,
     '@type': 'Product',
@@ -83,7 +83,7 @@ export function productGroup(p: Parameters<typeof product>[0] & {
   variants: readonly { id: string; sku: string | null; optionValues: readonly string[]; priceOere: string; available: boolean }[];
 }): WithContext<ProductGroup> {
   const { offers: _offers, sku: _sku, ...base } = product(p);
-  const images = p.images.filter(isShownImage);
+  const images = absoluteImages(p.images, p.url);
   return {
     ...base,
     '@type': 'ProductGroup',
@@ -117,7 +117,7 @@ export const service = (s: { title: string; description: string; url: string; im
     name: s.title,
     description: s.description,
     url: s.url,
-    ...(isShownImage(s.image) ? { image: s.image } : {}),
+    ...(isShownImage(s.image) ? { image: absoluteImages([s.image], s.url)[0] } : {}),
     provider: { '@type': 'Organization', name: s.shopName, url: `${s.base}/` },
   });
 
@@ -133,3 +133,6 @@ export function scriptJson(value: unknown): string {
   const json = JSON.stringify(value);
   return json.includes('<') ? json.replace(/</g, '\\u003c') : json;
 }
+
+/** The shown images as absolute URLs: a bundled image's site path resolved against the page's own URL. */
+const absoluteImages = (images: readonly string[], pageUrl: string) => images.filter(isShownImage).map((i) => new URL(i, pageUrl).href);

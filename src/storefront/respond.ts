@@ -27,7 +27,7 @@ export const HTML_TYPE = 'text/html; charset=utf-8';
 /** A response body with its strong validator: the hash of the exact bytes, so equal tags mean identical bodies. */
 export type Prepared = { bytes: Buffer; etag: string };
 
-export function prepare(body: string): Prepared {
+export function prepare(body: string | Buffer): Prepared {
   const bytes = Buffer.from(body);
   return { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"` };
 }

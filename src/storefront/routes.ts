@@ -6,6 +6,7 @@ import { pageLanguage } from './messages.ts';
 import type { PageOutcome } from './outcome.ts';
 import { categoryPath, productPath, SERVICES_PATH } from './paths.ts';
 import { createRenderMemo } from './render-memo.ts';
+import { bundledImage, IMAGE_ASSETS_PREFIX } from './image-assets.ts';
 import { CSRF_SLOT } from './shopper.ts';
 import { registerShopRoutes, type ShopDeps } from './shop-routes.ts';
 import { categoryPage } from './pages/category.tsx';
@@ -83,6 +84,17 @@ export function registerStorefront(app: FastifyInstance, deps: ShopDeps): Storef
   app.get('/services/:slug', async (req, reply) => {
     const data = await loadServicePage(db, slugOf(req));
     return sendPage(req, reply, await memo(`${base(req)}${servicePath(slugOf(req))}`, data.dataText, () => servicePage(data, base(req))));
+  });
+
+  // The bundled pictures (src/storefront/image-assets.ts): the path carries the hash of the bytes, so cached for a year.
+  const images = new Map<string, CachedBody>();
+  app.get(`${IMAGE_ASSETS_PREFIX}:file`, async (req, reply) => {
+    const path = req.url.split('?')[0]!;
+    const asset = bundledImage(path);
+    if (!asset) return sendNotFound(req, reply);
+    let body = images.get(path);
+    if (!body) images.set(path, (body = { content: prepare(asset.body), contentType: asset.contentType, cacheControl: IMMUTABLE_CACHE_CONTROL, lastModified: null }));
+    return sendCached(req, reply, body);
   });
 
   const stylesheet: CachedBody = { content: prepare(STYLESHEET), contentType: 'text/css; charset=utf-8', cacheControl: IMMUTABLE_CACHE_CONTROL, lastModified: null };

@@ -50,7 +50,11 @@ h3{font-size:1.1rem;margin:.5rem 0}
 .tile p{color:#444;margin:.25rem 0 0}
 .product{display:grid;gap:2rem}
 @media (min-width:900px){.product{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}}
-.gallery-main img{border-radius:6px;width:100%}
+.gallery-main{margin:0}
+.gallery-main img{border-radius:6px;width:100%;background:#f4f4f4}
+.gallery-main--empty figcaption{text-align:center}
+.gallery-more{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:.5rem;list-style:none;padding:0;margin:.5rem 0 0}
+.gallery-more img{border-radius:6px;width:100%}
 .thumbs{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;padding:0;margin:.5rem 0 0}
 .thumbs img{width:72px;height:72px;object-fit:cover;border-radius:4px}
 .product .price{font-size:1.5rem}

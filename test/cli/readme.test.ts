@@ -39,9 +39,9 @@ describe('README first five minutes', () => {
     // In order: the seed summary, the price before, the dry run's price, ok, the price after, the revert.
     const lines = stdout.split('\n');
     expect(lines[0]).toMatch(/^Demo data ready: .*36 products/);
-    expect(stdout).toMatch(/"priceDkk": 29900[\s\S]*\n24900\ntrue\n24900\n\{"ok":true,"result":\{"auditId":"[^"]+","entityType":"product".*"restored":"previous_state"\}\}/);
-    const product = await database.db.product.findUniqueOrThrow({ where: { slug: 'aviator-black-sunglasses-1' } });
-    expect(product.priceDkk).toBe(29_900n);
+    expect(stdout).toMatch(/"priceDkk": 129900[\s\S]*\n109900\ntrue\n109900\n\{"ok":true,"result":\{"auditId":"[^"]+","entityType":"product".*"restored":"previous_state"\}\}\n$/);
+    const product = await database.db.product.findUniqueOrThrow({ where: { slug: 'havblik-aviator' } });
+    expect(product.priceDkk).toBe(129_900n);
     const keys = await database.db.apiKey.findMany();
     expect(keys).toHaveLength(1);
     expect(keys[0].expiresAt!.getTime()).toBeGreaterThan(Date.now() + 6 * 86_400_000);

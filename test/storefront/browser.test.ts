@@ -13,8 +13,8 @@ import { ARTIFACTS, axeViolations, openBrowser as launch, watchErrors, type Brow
 
 const PAGE_TYPES = [
   ['home', '/'],
-  ['product', '/products/aviator-black-sunglasses-1'],
-  ['product-variants', '/products/aviator-black-sunglasses-7'],
+  ['product', '/products/havblik-aviator'],
+  ['product-variants', '/products/nordlys-wayfarer'],
   ['category', '/categories/sunglasses'],
   ['search', '/search?q=aviator'],
   ['info-layout', '/info/about'],
@@ -76,10 +76,10 @@ describe('every page type in Chromium', () => {
   it('shows a change made through the API on the next request', async () => {
     const page = await b.context.newPage();
     try {
-      const productUrl = `${origin}/products/aviator-black-sunglasses-1`;
+      const productUrl = `${origin}/products/havblik-aviator`;
       await page.goto(productUrl);
-      expect(await page.textContent('.product .price')).toBe('299,00 kr.');
-      expect((await t.call('products.update', { slug: 'aviator-black-sunglasses-1', patch: { priceDkk: 123_456, name: 'Aviator renamed' } }, key)).statusCode).toBe(200);
+      expect(await page.textContent('.product .price')).toBe('1.299,00 kr.');
+      expect((await t.call('products.update', { slug: 'havblik-aviator', patch: { priceDkk: 123_456, name: 'Aviator renamed' } }, key)).statusCode).toBe(200);
       await page.reload();
       expect(await page.textContent('.product .price')).toBe('1.234,56 kr.');
       expect(await page.textContent('h1')).toBe('Aviator renamed');

@@ -35,7 +35,7 @@ describe('section renderers', () => {
     await setLayout('all-sections', [
       { id: 'hero', key: 'hero', props: { title: 'Hero title', subtitle: 'Sub', imageUrl: img, ctaLabel: 'Shop now', ctaHref: '/categories/sunglasses' } },
       { id: 'text', key: 'rich-text', props: { body: '## Story heading\n\nFirst paragraph.\nSecond line.' } },
-      { id: 'picked', key: 'product-grid', props: { title: 'Picked', productSlugs: ['round-navy-reading-3', 'aviator-black-sunglasses-1', 'no-such-product'] } },
+      { id: 'picked', key: 'product-grid', props: { title: 'Picked', productSlugs: ['bog-rectangle-reader', 'havblik-aviator', 'no-such-product'] } },
       { id: 'newest-kids', key: 'product-grid', props: { title: 'Kids', categorySlug: 'kids', limit: 3 } },
       { id: 'cats', key: 'category-grid', props: { title: 'Browse', categorySlugs: ['sport', 'kids'] } },
       { id: 'image', key: 'image', props: { src: img, alt: 'A frame on a table', caption: 'Handmade', href: '/info/about' } },
@@ -59,7 +59,7 @@ describe('section renderers', () => {
     expect(page).toContain('alt="A frame on a table"');
     // Named products in the order named (unknown ones left out); a category's newest as products.search has them.
     const grids = [...page.matchAll(/<div id="section-(picked|newest-kids)"[\s\S]*?<\/ul>/g)].map((m) => productLinks(`<main>${m[0]}</main>`));
-    expect(grids[0]).toEqual(['round-navy-reading-3', 'aviator-black-sunglasses-1']);
+    expect(grids[0]).toEqual(['bog-rectangle-reader', 'havblik-aviator']);
     const kids = okResult<{ slug: string }[]>(await t.call('products.search', { categorySlug: 'kids', limit: 3 })).map((p) => p.slug);
     expect(grids[1]).toEqual(kids);
     expect(page.indexOf('href="/categories/sport"')).toBeLessThan(page.indexOf('href="/categories/kids"'));
@@ -112,6 +112,6 @@ describe('page content fallbacks', () => {
     // The footer lists information pages, not the front page again.
     expect(page.slice(page.indexOf('<footer'))).not.toContain('/info/home');
     okResult(await t.call('pages.upsert', { slug: 'home', title: 'Welcome to the shop', body: 'Our front page text.', status: 'draft' }, key));
-    expect(html(await get(t, '/'))).toContain('<h2>Featured products</h2>');
+    expect(html(await get(t, '/'))).toContain('<h2>Udvalgte produkter</h2>');
   });
 });

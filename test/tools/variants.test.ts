@@ -412,9 +412,9 @@ describe('the demo seed', () => {
     const slugs = Object.keys(DEMO_OPTIONS);
     const snapshot = () => t.db.productVariant.findMany({ where: { product: { slug: { in: slugs } } }, orderBy: { id: 'asc' }, select: { id: true, optionValues: true, priceDkk: true, stock: true, deletedAt: true } });
     const first = await snapshot();
-    expect(first.filter((v) => v.deletedAt === null)).toHaveLength(3 + 4 + 2);
-    const detail = await get('wayfarer-red-sport-8');
-    expect(detail.options).toEqual(DEMO_OPTIONS['wayfarer-red-sport-8']);
+    expect(first.filter((v) => v.deletedAt === null)).toHaveLength(3 + 4 + 5 + 2);
+    const detail = await get('tempo-wrap');
+    expect(detail.options).toEqual(DEMO_OPTIONS['tempo-wrap']);
     expect(detail.variants.map((v) => v.options)).toEqual([
       { 'Lens colour': 'Smoke', Size: 'M' }, { 'Lens colour': 'Smoke', Size: 'L' }, { 'Lens colour': 'Mirror', Size: 'M' }, { 'Lens colour': 'Mirror', Size: 'L' },
     ]);

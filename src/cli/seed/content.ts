@@ -1,6 +1,38 @@
 import type { Db } from '../../db/client.ts';
 import { Layout } from '../../domain/layout-sections/layout.ts';
 import { toJsonValue } from '../../db/json-value.ts';
+import { HOME_PAGE_SLUG } from '../../services/storefront.ts';
+import { bundledImagePath } from '../../storefront/image-assets.ts';
+import { DEMO_CATEGORIES } from './catalog.ts';
+
+/** The front page: a hero, the featured products (all in stock), the categories in the catalogue's order, a promise. */
+const HOME_LAYOUT = Layout.parse({
+  sections: [
+    {
+      id: 'hero',
+      key: 'hero',
+      props: {
+        title: 'Sunglasses for the long Nordic summer',
+        subtitle: 'Polarised lenses, hand-finished frames and free delivery in Denmark on orders over 499 kr.',
+        imageUrl: bundledImagePath('hero-home.svg'),
+        ctaLabel: 'Shop sunglasses',
+        ctaHref: '/categories/sunglasses',
+        align: 'left',
+      },
+    },
+    { id: 'featured', key: 'product-grid', props: { title: 'Featured', featuredOnly: true, limit: 8, columns: 4 } },
+    { id: 'categories', key: 'category-grid', props: { title: 'Shop by category', categorySlugs: DEMO_CATEGORIES.map((c) => c.slug), columns: 3 } },
+    {
+      id: 'promise',
+      key: 'features',
+      props: { title: 'Why buy from us', items: [
+        { title: '30-day returns', text: 'Changed your mind? Send the glasses back within 30 days.' },
+        { title: 'UV400 on every lens', text: 'Every pair blocks 100 % of UVA and UVB light.' },
+        { title: 'Fitted by opticians', text: 'Any frame adjusted for free in our shops.' },
+      ] },
+    },
+  ],
+});
 
 /** Parsed like pages.set_layout input, so the demo layout is stored in the same completed form the API stores. */
 const ABOUT_LAYOUT = Layout.parse({
@@ -12,7 +44,7 @@ const ABOUT_LAYOUT = Layout.parse({
       props: {
         title: 'Eyewear from the North Sea coast',
         subtitle: 'Designed in Esbjerg, fitted by opticians who know your face.',
-        imageUrl: 'https://images.example.com/pages/about-hero.jpg',
+        imageUrl: bundledImagePath('hero-about.svg'),
         ctaLabel: 'Book an eye exam',
         ctaHref: '/services/eye-exam',
       },
@@ -34,6 +66,13 @@ const ABOUT_LAYOUT = Layout.parse({
 
 export const DEMO_PAGES = [
   {
+    slug: HOME_PAGE_SLUG,
+    title: 'Nordic eyewear, made to be worn',
+    body: 'Sunglasses, readers and screen glasses designed in Esbjerg.',
+    status: 'published',
+    layout: HOME_LAYOUT,
+  },
+  {
     slug: 'about',
     title: 'About us',
     body: '## About us\n\nWe make sunglasses and spectacles in Denmark.\n\nEvery frame is checked by hand.',
@@ -44,6 +83,13 @@ export const DEMO_PAGES = [
     slug: 'shipping',
     title: 'Shipping and returns',
     body: '## Shipping\n\nFree delivery in Denmark over 499 kr.\n\n## Returns\n\n30 days, no questions asked.',
+    status: 'published',
+    layout: null,
+  },
+  {
+    slug: 'terms',
+    title: 'Terms of sale',
+    body: '## Terms of sale\n\nPrices include 25 % VAT. Orders are shipped within two working days.\n\nYou may return goods within 30 days of delivery for a full refund; we pay the return postage in Denmark.\n\nComplaints are handled under the Danish Sale of Goods Act.',
     status: 'published',
     layout: null,
   },
@@ -63,7 +109,7 @@ export const DEMO_SERVICES = [
     body: 'A 30-minute examination by an optometrist, including a prescription you can take anywhere.',
     shortDescription: 'Full eye examination with prescription.',
     priceString: 'from 395 kr.',
-    heroImage: 'https://images.example.com/services/eye-exam.jpg',
+    heroImage: bundledImagePath('eye-exam.svg'),
     features: ['30 minutes', 'Prescription included', 'Book online'],
     showInNav: true,
     navOrder: 1n,

@@ -5,7 +5,7 @@ import { newestOf } from '../format.ts';
 import { notFound, page, type PageOutcome } from '../outcome.ts';
 import { categoryPath } from '../paths.ts';
 import { Prose } from '../prose.tsx';
-import { absolute, type View } from '../view.ts';
+import { absolute, textOf, type View } from '../view.ts';
 
 /** One page of a category's live products, newest first; a page number past the last one is a 404. */
 export function categoryPage({ chrome, category, products }: CategoryPage, base: string, pageNumber: number): PageOutcome {
@@ -30,17 +30,17 @@ export function categoryPage({ chrome, category, products }: CategoryPage, base:
     jsonLd: [breadcrumbLd(view, trail)],
     children: (
       <>
-        <Breadcrumbs trail={trail} />
+        <Breadcrumbs trail={trail} label={textOf(view).breadcrumb} />
         <h1>{category.name}</h1>
         {category.description ? <Prose text={category.description} /> : null}
         <ProductGrid view={view} products={products} />
         {pages > 1 ? (
           <nav class="pagination" aria-label="Pages">
-            {prev ? <a href={prev} rel="prev">Newer products</a> : null}
+            {prev ? <a href={prev} rel="prev">{textOf(view).newerProducts}</a> : null}
             <span>
               Page {pageNumber} of {pages}
             </span>
-            {next ? <a href={next} rel="next">Older products</a> : null}
+            {next ? <a href={next} rel="next">{textOf(view).olderProducts}</a> : null}
           </nav>
         ) : null}
       </>

@@ -7,7 +7,7 @@ import { organization, webSite } from '../json-ld.ts';
 import { page, type PageOutcome } from '../outcome.ts';
 import { ServiceList } from './services.tsx';
 import { cmsContent } from './info.tsx';
-import type { View } from '../view.ts';
+import { textOf, type View } from '../view.ts';
 
 const FEATURED_ON_HOME = 8;
 
@@ -47,19 +47,19 @@ export async function homePage(db: Db, base: string): Promise<PageOutcome> {
         <h1>{shopName}</h1>
         {featured.items.length ? (
           <section>
-            <h2>Featured products</h2>
+            <h2>{textOf(view).featuredProducts}</h2>
             <ProductGrid view={view} products={featured.items} />
           </section>
         ) : null}
         {categories.length ? (
           <section>
-            <h2>Categories</h2>
+            <h2>{textOf(view).categories}</h2>
             <CategoryTiles categories={categories} />
           </section>
         ) : null}
         {services.length ? (
           <section>
-            <h2>Services</h2>
+            <h2>{textOf(view).services}</h2>
             <ServiceList services={services} />
           </section>
         ) : null}

@@ -1,19 +1,23 @@
 import type { Chrome } from '../../services/storefront.ts';
 import { renderDocument } from '../document.tsx';
+import { textOf, type View } from '../view.ts';
 
 /** The shop's 404 page: the same header and footer, a way back, and nothing revealing whether a draft exists. */
 export function renderNotFound(chrome: Chrome, base: string): string {
+  const view: View = { base, chrome };
+  const m = textOf(view);
   return renderDocument({
-    view: { base, chrome },
-    title: 'Page not found',
+    view,
+    title: m.notFoundTitle,
     path: null,
     noindex: true,
     children: (
       <>
-        <h1>Page not found</h1>
-        <p>There is nothing at this address. It may have been moved or taken down.</p>
+        <h1>{m.notFoundTitle}</h1>
+        <p>{m.notFoundText}</p>
         <p>
-          <a href="/">Go to the front page</a> or search the shop with the field above.
+          <a href="/">{m.backHome}</a>
+          {m.orSearch}
         </p>
       </>
     ),

@@ -7,6 +7,7 @@ import { notFound, page, type PageOutcome } from '../outcome.ts';
 import { CART_ITEMS_PATH, categoryPath, productPath } from '../paths.ts';
 import { Prose } from '../prose.tsx';
 import { CSRF_SLOT } from '../shopper.ts';
+import { PLACEHOLDER_IMAGE } from '../components.tsx';
 import { absolute, priceOf, textOf, type View } from '../view.ts';
 import { Csrf } from './cart.tsx';
 
@@ -38,39 +39,24 @@ export function productPage({ chrome, product: p }: ProductPage, base: string): 
     ],
     children: (
       <>
-        <Breadcrumbs trail={trail} />
+        <Breadcrumbs trail={trail} label={textOf(view).breadcrumb} />
         <article class="product">
-          <div>
-            {images.length ? (
-              <figure class="gallery-main">
-                <img src={images[0]} alt={p.name} width={800} height={800} />
-              </figure>
-            ) : null}
-            {images.length > 1 ? (
-              <ul class="thumbs">
-                {images.slice(1).map((src, i) => (
-                  <li>
-                    <img src={src} alt={`${p.name}, picture ${i + 2}`} loading="lazy" width={72} height={72} />
-                  </li>
-                ))}
-              </ul>
-            ) : null}
-          </div>
+          <Gallery view={view} name={p.name} images={images} />
           <div>
             <h1>{p.name}</h1>
             {p.brand ? <p class="brand-name">{p.brand}</p> : null}
             <p class="price">{priceOf(view, p.priceOere)}</p>
-            <Stock inStock={p.inStock} />
+            <Stock inStock={p.inStock} view={view} />
             <BuyForm product={p} view={view} />
             <Variants product={p} view={view} />
             {p.answerSummary ? <p class="summary">{p.answerSummary}</p> : null}
             <Prose text={p.description} />
-            <Facts product={p} />
+            <Facts product={p} view={view} />
           </div>
         </article>
         {p.useCases?.length ? (
           <section>
-            <h2>Good for</h2>
+            <h2>{textOf(view).goodFor}</h2>
             <ul>
               {p.useCases.map((u) => (
                 <li>
@@ -82,7 +68,7 @@ export function productPage({ chrome, product: p }: ProductPage, base: string): 
         ) : null}
         {faq.length ? (
           <section>
-            <h2>Questions and answers</h2>
+            <h2>{textOf(view).questions}</h2>
             <FaqList items={faq} />
           </section>
         ) : null}
@@ -95,16 +81,17 @@ export function productPage({ chrome, product: p }: ProductPage, base: string): 
 /** The variants of a product with options, each with its values, price and availability: readable without script. */
 function Variants({ product: p, view }: { product: ProductPageData; view: View }) {
   if (p.options.length === 0) return null;
+  const m = textOf(view);
   return (
     <table class="variants">
-      <caption>Variants</caption>
+      <caption>{m.variants}</caption>
       <thead>
         <tr>
           {p.options.map((o) => (
             <th scope="col">{o.name}</th>
           ))}
-          <th scope="col">Price</th>
-          <th scope="col">Availability</th>
+          <th scope="col">{m.price}</th>
+          <th scope="col">{m.availability}</th>
         </tr>
       </thead>
       <tbody>
@@ -114,11 +101,46 @@ function Variants({ product: p, view }: { product: ProductPageData; view: View }
               <td>{value}</td>
             ))}
             <td>{priceOf(view, v.priceOere)}</td>
-            <td>{v.available ? 'In stock' : 'Sold out'}</td>
+            <td>{v.available ? m.inStock : m.soldOut}</td>
           </tr>
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** The sizes the gallery's pictures are shown at: half the page beside the details from 900 px, else the full width. */
+const GALLERY_SIZES = '(min-width: 900px) 50vw, 100vw';
+
+/**
+ * Every picture of the product, the first large and the others in a grid below it, each with its intrinsic size set
+ * so nothing moves while they load; a product without pictures shows the placeholder picture.
+ */
+function Gallery({ view, name, images }: { view: View; name: string; images: readonly string[] }) {
+  const m = textOf(view);
+  if (images.length === 0) {
+    return (
+      <figure class="gallery-main gallery-main--empty">
+        <img src={PLACEHOLDER_IMAGE()} alt="" width={800} height={800} />
+        <figcaption>{m.noImage}</figcaption>
+      </figure>
+    );
+  }
+  return (
+    <div class="gallery">
+      <figure class="gallery-main">
+        <img src={images[0]} srcset={`${images[0]} 800w`} sizes={GALLERY_SIZES} alt={name} width={800} height={800} />
+      </figure>
+      {images.length > 1 ? (
+        <ul class="gallery-more">
+          {images.slice(1).map((src, i) => (
+            <li>
+              <img src={src} srcset={`${src} 800w`} sizes="(min-width: 900px) 25vw, 50vw" alt={m.picture(name, i + 2)} loading="lazy" width={800} height={800} />
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
   );
 }
 
@@ -160,15 +182,16 @@ function BuyForm({ product: p, view }: { product: ProductPageData; view: View })
 }
 
 /** Colours, attributes and comparison facts as one definition list. */
-function Facts({ product: p }: { product: ProductPageData }) {
+function Facts({ product: p, view }: { product: ProductPageData; view: View }) {
+  const m = textOf(view);
   const rows: [string, string][] = [];
-  if (p.frameColor) rows.push(['Frame colour', p.frameColor]);
-  if (p.lensColor) rows.push(['Lens colour', p.lensColor]);
+  if (p.frameColor) rows.push([m.frameColour, p.frameColor]);
+  if (p.lensColor) rows.push([m.lensColour, p.lensColor]);
   rows.push(...Object.entries(p.attributes ?? {}), ...Object.entries(p.comparisonFacts ?? {}));
   if (rows.length === 0) return null;
   return (
     <>
-      <h2>Details</h2>
+      <h2>{m.details}</h2>
       <dl class="facts">
         {rows.map(([k, v]) => (
           <>

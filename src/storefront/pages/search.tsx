@@ -3,7 +3,7 @@ import { loadChrome, searchProductCards } from '../../services/storefront.ts';
 import { ProductGrid } from '../components.tsx';
 import { renderDocument } from '../document.tsx';
 import { page, type PageOutcome } from '../outcome.ts';
-import type { View } from '../view.ts';
+import { textOf, type View } from '../view.ts';
 
 /** Results shown per search: products.search's largest page. */
 const SEARCH_LIMIT = 48;
@@ -15,21 +15,22 @@ export async function searchPage(db: Db, base: string, rawQuery: string): Promis
   const q = rawQuery.trim().slice(0, MAX_QUERY_LENGTH);
   const [chrome, found] = await Promise.all([loadChrome(db), q ? searchProductCards(db, { q, limit: SEARCH_LIMIT }) : null]);
   const view: View = { base, chrome };
+  const m = textOf(view);
   const html = renderDocument({
     view,
-    title: q ? `Search: ${q}` : 'Search',
+    title: m.searchTitle(q),
     path: null,
     noindex: true,
     children: (
       <>
-        <h1>{q ? `Results for “${q}”` : 'Search the shop'}</h1>
+        <h1>{q ? m.searchResults(q) : m.searchHeading}</h1>
         {found ? (
           <>
-            <p>{found.items.length === SEARCH_LIMIT ? `The ${SEARCH_LIMIT} newest matches.` : `${found.items.length} ${found.items.length === 1 ? 'match' : 'matches'}.`}</p>
+            <p>{found.items.length === SEARCH_LIMIT ? m.newestMatches(SEARCH_LIMIT) : m.matchCount(found.items.length)}</p>
             <ProductGrid view={view} products={found.items} />
           </>
         ) : (
-          <p>Type a word from a product’s name, brand or description into the search field above.</p>
+          <p>{m.searchHint}</p>
         )}
       </>
     ),

@@ -7,23 +7,23 @@ import { service as serviceLd } from '../json-ld.ts';
 import { notFound, page, type PageOutcome } from '../outcome.ts';
 import { SERVICES_PATH } from '../paths.ts';
 import { Prose } from '../prose.tsx';
-import { absolute, type View } from '../view.ts';
+import { absolute, textOf, type View } from '../view.ts';
 
 /** Every published service, by navOrder (showInNav is an admin-UI flag and changes nothing here). */
 export function servicesPage({ chrome, services }: ServiceListPage, base: string): PageOutcome {
   const view: View = { base, chrome };
-  const trail: Crumb[] = [{ name: chrome.shop.shopName, path: '/' }, { name: 'Services', path: SERVICES_PATH }];
+  const trail: Crumb[] = [{ name: chrome.shop.shopName, path: '/' }, { name: textOf(view).services, path: SERVICES_PATH }];
   const html = renderDocument({
     view,
-    title: 'Services',
-    description: `Services offered by ${chrome.shop.shopName}.`,
+    title: textOf(view).services,
+    description: textOf(view).servicesOffered(chrome.shop.shopName),
     path: SERVICES_PATH,
     jsonLd: [breadcrumbLd(view, trail)],
     children: (
       <>
-        <Breadcrumbs trail={trail} />
-        <h1>Services</h1>
-        {services.length ? <ServiceList services={services} /> : <p class="empty">No services are offered at the moment.</p>}
+        <Breadcrumbs trail={trail} label={textOf(view).breadcrumb} />
+        <h1>{textOf(view).services}</h1>
+        {services.length ? <ServiceList services={services} /> : <p class="empty">{textOf(view).noServices}</p>}
       </>
     ),
   });
@@ -34,7 +34,7 @@ export function servicePage({ chrome, service: s }: ServicePage, base: string): 
   if (!s) return notFound(chrome);
   const view: View = { base, chrome };
   const path = servicePath(s.slug);
-  const trail: Crumb[] = [{ name: chrome.shop.shopName, path: '/' }, { name: 'Services', path: SERVICES_PATH }, { name: s.title, path }];
+  const trail: Crumb[] = [{ name: chrome.shop.shopName, path: '/' }, { name: textOf(view).services, path: SERVICES_PATH }, { name: s.title, path }];
   const description = s.shortDescription ?? s.body;
   const html = renderDocument({
     view,
@@ -48,7 +48,7 @@ export function servicePage({ chrome, service: s }: ServicePage, base: string): 
     ],
     children: (
       <>
-        <Breadcrumbs trail={trail} />
+        <Breadcrumbs trail={trail} label={textOf(view).breadcrumb} />
         <article>
           {isShownImage(s.heroImage) ? <img class="service-hero" src={s.heroImage} alt={s.title} width={1200} height={420} /> : null}
           <h1>{s.title}</h1>
