@@ -46,6 +46,9 @@ export type WriteContext = Omit<ReadContext, 'db'> & {
   afterCommit: (effect: () => Promise<void>) => void;
 };
 
+/** What a write's after-commit step gets: no transaction any more, the service's database client itself. */
+export type AfterCommitContext = Omit<ReadContext, 'db'> & { db: Db };
+
 export type ToolContext = ReadContext | WriteContext;
 
 /** MCP tool annotations, derived from the tool's kind and flags so agents can tell reads from destructive writes. */
@@ -129,7 +132,7 @@ export type WriteToolSpec<I extends AnyObject, O extends z.ZodType> = CommonSpec
    * output schema; a failure it throws is the call's answer, though the write has committed, so a step that can
    * fail says in the result how to finish instead where the write must count as done.
    */
-  completeAfterCommit?: (result: z.output<O>, ctx: ReadContext) => Promise<z.input<O>>;
+  completeAfterCommit?: (result: z.output<O>, ctx: AfterCommitContext) => Promise<z.input<O>>;
   handler: (input: z.infer<I>, ctx: WriteContext) => Promise<z.input<O>>;
 };
 
@@ -162,7 +165,7 @@ type ToolBase = {
   /** The result an Idempotency-Key record keeps and a replay answers, from the result of the call (see WriteToolSpec). */
   readonly replayResult: (result: unknown) => unknown;
   /** The write's after-commit step (see WriteToolSpec); undefined for reads and most writes. */
-  readonly completeAfterCommit: ((result: unknown, ctx: ReadContext) => Promise<unknown>) | undefined;
+  readonly completeAfterCommit: ((result: unknown, ctx: AfterCommitContext) => Promise<unknown>) | undefined;
 };
 
 export type Tool =

@@ -8,7 +8,7 @@ import { eventsOf } from '../events/outbox.ts';
 import {
   claimStatement, earlierOutcome, keyInUse, recordOutcome, recordWrite, replay, requestHash, type IdempotencyClaim, type StoredOutcome,
 } from './idempotency.ts';
-import type { Change, Principal, ReadContext, Tool, ToolRateLimit, WriteContext } from './define-tool.ts';
+import type { AfterCommitContext, Change, Principal, ReadContext, Tool, ToolRateLimit, WriteContext } from './define-tool.ts';
 import { insufficientScope } from './scopes.ts';
 import { problemCodesOf } from './tool-problems.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
@@ -174,7 +174,7 @@ async function writeOnce(deps: InvokeDeps, req: InvokeRequest, { args, dryRun, i
  * A committed write's (or a replay's) result, completed by the tool's after-commit step when it declares one: the
  * transaction and its row locks are gone by now, so the step may call an external service (docs/payments.md).
  */
-async function complete(tool: Tool, outcome: Exclude<InvokeResult, { dryRun: true }>, ctx: ReadContext): Promise<InvokeResult> {
+async function complete(tool: Tool, outcome: Exclude<InvokeResult, { dryRun: true }>, ctx: AfterCommitContext): Promise<InvokeResult> {
   if (!tool.completeAfterCommit) return outcome;
   return { ...outcome, result: shapeOutput(tool, await tool.completeAfterCommit(outcome.result, ctx)) };
 }

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import type { Config, EmailConfig } from '../config.ts';
-import { queryRows, type DbClient, type Tx } from '../db/client.ts';
+import { inTransaction, queryRows, type Db, type DbClient, type Tx } from '../db/client.ts';
 import { assertTransition, type OrderStatus } from '../domain/order-transitions.ts';
 import { formatAmount } from '../domain/payment.ts';
 import { AppError } from '../errors.ts';
@@ -50,6 +50,9 @@ async function atStripe<T>(call: () => Promise<T>): Promise<T> {
     throw upstreamProblem(err);
   }
 }
+
+/** Sent with the transaction's BEGIN (no round trip of its own): its COMMIT does not wait for the WAL flush. */
+const ASYNC_COMMIT = { sql: Prisma.sql`SET LOCAL synchronous_commit TO OFF`, prepareAs: 'async_commit' };
 
 export type PaymentLink = { provider: 'stripe'; url: string; expiresAt: string; sessionId: string };
 
@@ -123,7 +126,7 @@ function linkOf(session: Stripe.Checkout.Session): PaymentLink {
  * idempotency key is derived from the order (and the session it replaces), so a retried checkout or two concurrent
  * calls get the same session, never two. 409 order_not_payable unless the order is pending_payment.
  */
-export async function openCheckoutSession(db: DbClient, config: Config, orderId: string, returnTo?: string): Promise<PaymentLink> {
+export async function openCheckoutSession(db: Db, config: Config, orderId: string, returnTo?: string): Promise<PaymentLink> {
   const stripe = stripeClient(config);
   const order = await orderForSession(db, orderId);
   assertPayable(order);
@@ -146,11 +149,16 @@ export async function openCheckoutSession(db: DbClient, config: Config, orderId:
     success_url: returnUrl(config, order.id, returnTo, 'paid'),
     cancel_url: returnUrl(config, order.id, returnTo, 'cancelled'),
   }, { idempotencyKey: previous === null ? `order-${order.id}-checkout` : `order-${order.id}-checkout-after-${previous}` }));
-  // Only while the order still awaits payment and nobody stored another session meanwhile.
-  await queryRows(db, Prisma.sql`
-    UPDATE "Order" SET "stripeCheckoutSessionId" = ${session.id}
-    WHERE id = ${order.id} AND status = 'pending_payment' AND "stripeCheckoutSessionId" IS NOT DISTINCT FROM ${previous}::text`,
-  { prepareAs: 'store_checkout_session' });
+  // Only while the order still awaits payment and nobody stored another session meanwhile. Committed without
+  // waiting for the WAL flush (that wait was most of a Stripe checkout's extra time): a crash that loses this write
+  // loses nothing, as the same idempotency key finds the same session again, and an order without a stored session
+  // is cancelled by whichever of its sessions expires.
+  await inTransaction(db, async (tx) => {
+    await queryRows(tx, Prisma.sql`
+      UPDATE "Order" SET "stripeCheckoutSessionId" = ${session.id}
+      WHERE id = ${order.id} AND status = 'pending_payment' AND "stripeCheckoutSessionId" IS NOT DISTINCT FROM ${previous}::text`,
+    { prepareAs: 'store_checkout_session', commits: true });
+  }, ASYNC_COMMIT);
   return linkOf(session);
 }
 
