@@ -17,7 +17,7 @@ import { askApproval, decideApproval, needsApproval, runApproved, type ApprovalC
 import { discoveryToolset, DISCOVERY_TOOL_NAMES } from './discovery-toolset.ts';
 import { isVisibleTo, toolListFor, type McpCatalog, type SchemaStyle } from './tool-catalog.ts';
 import { isObject } from './is-object.ts';
-import { toolError, toolResult, type ToolCallResult } from './tool-result.ts';
+import { protocolToolError, toolError, toolResult, type ToolCallResult } from './tool-result.ts';
 
 export const MCP_SERVER_INFO = { name: 'agent-api', title: 'Agent API', version: '1.0.0' } as const;
 
@@ -155,7 +155,8 @@ export async function callTool(deps: InvokeDeps, scope: McpRequestScope, tool: T
     const idempotencyKey = tool.write ? (idempotencyKeyOf(meta) ?? protocolIdempotencyKey(body)) : undefined;
     return toolResult(await invokeFor(deps, scope, tool)(body, idempotencyKey));
   } catch (err) {
-    return toolError(err, scope.instance, scope.log);
+    // A checkout protocol's tool fails in its protocol's error shape (the binding's result is a checkout or that).
+    return tool.scope === 'checkout:agent' ? protocolToolError(err, scope.instance, scope.log) : toolError(err, scope.instance, scope.log);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
 import { toProblem } from '../errors.ts';
+import { errorOf } from '../protocols/ucp/wire.ts';
 import type { InvokeResult } from '../registry/invoke-tool.ts';
 
 /** Where a success result keeps its structuredContent's JSON (its text block), invisible to JSON and to the SDK. */
@@ -28,4 +29,12 @@ export function toolError(err: unknown, instance: string, log: FastifyBaseLogger
   const problem = toProblem(err, instance);
   if (problem.status >= 500) log.error({ err }, 'MCP tool call failed');
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(problem) }] };
+}
+
+/** A UCP binding tool's failure: the protocol's error response as structuredContent and text, the problem's code and detail in it. */
+export function protocolToolError(err: unknown, instance: string, log: FastifyBaseLogger): CallToolResult {
+  const problem = toProblem(err, instance);
+  if (problem.status >= 500) log.error({ err }, 'MCP tool call failed');
+  const body = errorOf(problem.code === 'idempotency_key_reused' ? 'idempotency_conflict' : problem.code, problem.detail, problem.status >= 500 ? 'recoverable' : 'unrecoverable');
+  return { isError: true, structuredContent: body, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseKey } from '../../src/auth/key-format.ts';
 import { MCP_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from '../../src/mcp/create-mcp-server.ts';
 import { SCOPES } from '../../src/registry/scopes.ts';
-import { TOOLS } from '../../src/tools/index.ts';
+import { PROTOCOL_TOOLS, TOOLS } from '../../src/tools/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { PROBLEM_KEYS } from '../helpers/problem.ts';
 import { obtainTokens, registerClient } from '../oauth/mcp-host.ts';
@@ -119,7 +119,8 @@ describe.each(ERAS)('era %s', (era) => {
 
     it('shows a key with every scope every tool, each with title, description, object schemas and annotations', async () => {
       const { tools } = await (await connect(era, await t.key(SCOPES))).listTools();
-      expect(tools.map((l) => l.name)).toEqual(TOOLS.map((tool) => tool.name).sort());
+      // Every tool of the registry, and (the key holds checkout:agent too) the UCP binding's (docs/agentic-checkout.md).
+      expect(tools.map((l) => l.name)).toEqual([...TOOLS, ...PROTOCOL_TOOLS].map((tool) => tool.name).sort());
       for (const tool of TOOLS) {
         const listed = tools.find((l) => l.name === tool.name)!;
         expect(listed.title).toBe(tool.title);

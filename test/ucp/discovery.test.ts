@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { addSigningKey, retireSigningKey } from '../../src/protocols/ucp/signing.ts';
 import { createTestApp } from '../helpers/app.ts';
-import { createBody, CHECKOUT_SCHEMAS, expectValid, PROFILE_SCHEMA, useUcp } from './helpers.ts';
+import { createBody, CHECKOUT_SCHEMAS, ERROR_SCHEMA, expectValid, PROFILE_SCHEMA, useUcp } from './helpers.ts';
 
 const ctx = useUcp();
 
@@ -80,5 +80,10 @@ describe('the MCP binding', () => {
     expect(again.structuredContent.result.id).toBe(c.id);
     const read = await mcp(ctx.p.key, 'tools/call', { name: 'get_checkout', arguments: { meta: { 'ucp-agent': { profile: ctx.p.profileUrl } }, id: c.id } });
     expect(read.structuredContent.result.id).toBe(c.id);
+    // A failure is the protocol's error response.
+    const missing = await mcp(ctx.p.key, 'tools/call', { name: 'get_checkout', arguments: { meta: { 'ucp-agent': { profile: ctx.p.profileUrl } }, id: 'chk_none' } });
+    expect(missing.isError).toBe(true);
+    expectValid(missing.structuredContent, [ERROR_SCHEMA]);
+    expect(missing.structuredContent.messages[0].code).toBe('not_found');
   });
 });

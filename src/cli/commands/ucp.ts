@@ -15,6 +15,7 @@ export function registerUcp(program: Command): void {
     .command('keys')
     .description('List the published signing keys, newest (the one that signs) first; the first use creates one.')
     .option('--json', 'print [{"kid","createdAt"}] as one JSON line')
+    .addHelpText('after', examples(`${CLI} ucp keys`, `${CLI} ucp keys --json`))
     .action(async (opts) => {
       const keys = await withDatabase(async (db, box) => (await signingKeys(db, box)).map((k) => ({ kid: k.kid, createdAt: k.createdAt.toISOString() })));
       emit(opts.json, keys, () => table(['kid', 'created'], keys.map((k) => [{ text: k.kid }, { text: k.createdAt }])));
@@ -24,6 +25,7 @@ export function registerUcp(program: Command): void {
     .command('rotate-key')
     .description('Add a signing key; it signs from now on (within a minute on every instance). Retire the old one once its webhooks are no longer retried.')
     .option('--json', 'print {"kid"} as one JSON line')
+    .addHelpText('after', examples(`${CLI} ucp rotate-key`))
     .action(async (opts) => {
       const kid = await withDatabase(async (db, box) => {
         await signingKeys(db, box);
@@ -37,6 +39,7 @@ export function registerUcp(program: Command): void {
     .description('Stop publishing a signing key (never the only one).')
     .argument('<kid>', 'the key id (ucp keys)')
     .option('--json', 'print {"kid","retired"} as one JSON line')
+    .addHelpText('after', examples(`${CLI} ucp retire-key ucp_20261127_90e3b9f8`))
     .action(async (kid, opts) => {
       await withDatabase(async (db, box) => {
         const keys = await signingKeys(db, box);
