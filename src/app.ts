@@ -32,6 +32,7 @@ import { cimdFetch } from './oauth/cimd-fetch.ts';
 import type { Tool } from './registry/define-tool.ts';
 import { PROTOCOL_TOOLS, TOOLS } from './tools/index.ts';
 import { registerUcpRoutes } from './http/ucp-routes.ts';
+import { registerAcpRoutes } from './http/acp-routes.ts';
 
 export type AppDeps = {
   db: Db;
@@ -108,6 +109,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     adminGuard: createRequestGuard(limiters, authenticate, { requireCredentials: true }),
   });
   registerUcpRoutes(app, { deps: invokeDeps, config, tools: protocolTools, guard, limiters });
+  registerAcpRoutes(app, { deps: invokeDeps, config, guard, limiters });
   registerDiscoveryRoutes(app, { config, tools, mcp });
   registerReference(app);
   registerStripeWebhook(app, { db: deps.db, config, limiters });

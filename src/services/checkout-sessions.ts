@@ -13,7 +13,7 @@ import { AppError } from '../errors.ts';
 import { Prisma, type CheckoutSession } from '../generated/prisma/client.ts';
 import { toJsonValue } from '../db/json-value.ts';
 import { placeOrder, type Buyer, type CheckoutSetup, type Contact, type OrderChannel } from './checkout.ts';
-import { manualPaymentProvider } from '../domain/payment.ts';
+import { manualPaymentProvider, type PaymentProvider } from '../domain/payment.ts';
 import { discountTerms, discountUnavailableReason, normalizeCode } from './discounts.ts';
 import { loadSettings, pricingSettings } from './settings.ts';
 
@@ -289,7 +289,13 @@ function contactOf(buyer: SessionBuyer, address: SessionAddress): Contact {
  */
 const PROTOCOL_CHECKOUT: CheckoutSetup = { payments: manualPaymentProvider, email: undefined };
 
-export async function completeSession(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date()) {
+/**
+ * `payments` says what the order records of a payment the protocol already took (ACP: the Stripe PaymentIntent of
+ * the agent's SharedPaymentToken); left out, the order records none.
+ */
+export async function completeSession(
+  tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date(), payments: PaymentProvider = manualPaymentProvider,
+) {
   const before = await lockChangeable(tx, owner, id, protocol, now);
   const view = await viewSession(tx, before, baseUrl, now);
   const problem = notReady(view);
@@ -303,7 +309,7 @@ export async function completeSession(tx: Tx, owner: SessionOwner, id: string, p
     JOIN "ProductVariant" v ON v.id = i."variantId"`);
   const channel: OrderChannel = protocol;
   const buyer: Buyer = { keyId: owner.keyId, agentName: owner.agentName, channel, sessionId: id };
-  const placed = await placeOrder(tx, buyer, cartId, contactOf(view.buyer ?? {}, view.fulfillment.address ?? {}), view.discounts.applied.map((a) => a.code), PROTOCOL_CHECKOUT);
+  const placed = await placeOrder(tx, buyer, cartId, contactOf(view.buyer ?? {}, view.fulfillment.address ?? {}), view.discounts.applied.map((a) => a.code), { ...PROTOCOL_CHECKOUT, payments });
   // placeOrder's statement is the write's last; the session's completion joins it (deferWrite), so it commits with the order.
   await deferWrite(tx, {
     name: 'complete_session',

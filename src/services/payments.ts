@@ -279,3 +279,39 @@ export function verifiedStripeEvent(config: Config, payload: Buffer, signature: 
     throw new AppError('invalid_signature', 'The Stripe-Signature does not match this payload and the webhook signing secret, or it is too old.');
   }
 }
+
+/** What Stripe answered to an agent's SharedPaymentToken: paid (its PaymentIntent) or declined (Stripe's words). */
+export type SharedTokenCharge = { paid: true; intentId: string } | { paid: false; message: string };
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Charges a granted SharedPaymentToken (agentic commerce, docs/agentic-checkout.md "ACP payment"): one PaymentIntent
+ * created and confirmed with payment_method_data[shared_payment_granted_token]. The SDK's types predate the
+ * parameter, so the call goes through its rawRequest. `idempotencyKey` names the platform's own request, so a retry
+ * of it is answered by Stripe with the same PaymentIntent and never charges twice. Made outside any transaction.
+ */
+export async function chargeSharedToken(
+  config: Config,
+  p: { amount: number; currency: string; token: string; idempotencyKey: string; metadata: Record<string, string> },
+): Promise<SharedTokenCharge> {
+  const stripe = stripeClient(config);
+  try {
+    const intent: unknown = await stripe.rawRequest('post', '/v1/payment_intents', {
+      amount: p.amount, currency: p.currency.toLowerCase(), confirm: true, payment_method_data: { shared_payment_granted_token: p.token }, metadata: p.metadata,
+    }, { idempotencyKey: p.idempotencyKey });
+    const id = isRecord(intent) && typeof intent.id === 'string' ? intent.id : null;
+    const status = isRecord(intent) ? intent.status : null;
+    if (id === null) throw new AppError('upstream_error', 'Stripe answered the payment without a PaymentIntent id.');
+    if (status !== 'succeeded') return { paid: false, message: `The payment was not completed (Stripe status ${String(status)}).` };
+    return { paid: true, intentId: id };
+  } catch (err) {
+    if (err instanceof Stripe.errors.StripeCardError) return { paid: false, message: `The payment was declined: ${err.message}` };
+    throw upstreamProblem(err);
+  }
+}
+
+/** Gives a SharedPaymentToken's payment back when the order it paid for could not be placed (best effort: logged by the caller). */
+export async function refundSharedTokenCharge(config: Config, intentId: string): Promise<void> {
+  await stripeClient(config).refunds.create({ payment_intent: intentId, metadata: { reason: 'checkout session could not be completed' } }, { idempotencyKey: `refund-${intentId}` });
+}

@@ -2,7 +2,9 @@
 //
 // Request and response shapes follow Stripe's published OpenAPI description (repository stripe/openapi, file
 // openapi/spec3.json): the operations POST /v1/checkout/sessions, GET /v1/checkout/sessions/{session},
-// POST /v1/checkout/sessions/{session}/expire, GET /v1/payment_intents/{intent} (with expand[]) and POST /v1/refunds,
+// POST /v1/checkout/sessions/{session}/expire, POST /v1/payment_intents (confirmed at once with an agent's
+// SharedPaymentToken, payment_method_data[shared_payment_granted_token]), GET /v1/payment_intents/{intent} (with
+// expand[]) and POST /v1/refunds,
 // and the schemas checkout.session, payment_intent, charge, refund, dispute, review and event. Requests are
 // application/x-www-form-urlencoded with bracketed keys (line_items[0][price_data][unit_amount]); errors are
 // {"error": {type, code, message, param}} with 400/401/404. An Idempotency-Key is honoured as Stripe does: the same
@@ -127,6 +129,39 @@ export async function startFakeStripe(
     return { status: 200, body: visible(session) };
   }
 
+  /**
+   * A PaymentIntent confirmed with a granted SharedPaymentToken (Stripe's agentic commerce: the token goes in
+   * payment_method_data[shared_payment_granted_token] with confirm=true). A token whose id contains `declined` is
+   * declined as a card would be (402 card_error, card_declined); any other `spt_` token pays, with a charge.
+   */
+  function createPaymentIntent(p: Json): Answer {
+    const amount = int(p.amount);
+    if (amount === null || amount < 1) return invalid('amount', 'amount must be a positive whole number.');
+    if (typeof p.currency !== 'string' || !/^[a-z]{3}$/.test(p.currency)) return invalid('currency', 'Invalid currency.');
+    const token = obj(p.payment_method_data).shared_payment_granted_token;
+    if (typeof token !== 'string' || !token.startsWith('spt_')) return invalid('payment_method_data[shared_payment_granted_token]', 'A granted SharedPaymentToken (spt_…) is required.');
+    if (p.confirm !== 'true') return invalid('confirm', 'This fake confirms shared payment tokens at creation only: send confirm=true.');
+    const id = newId('pi');
+    const base: Json = {
+      id, object: 'payment_intent', amount, currency: p.currency, metadata: obj(p.metadata), payment_method_types: ['card'], created: now(),
+      capture_method: 'automatic', confirmation_method: 'automatic',
+    };
+    if (token.includes('declined')) {
+      const intent: Json = { ...base, status: 'requires_payment_method', amount_received: 0, latest_charge: null };
+      intents.set(id, intent);
+      return error(402, 'card_error', 'Your card was declined.', { code: 'card_declined', decline_code: 'generic_decline', payment_intent: intent });
+    }
+    const charge: Json = {
+      id: newId('ch'), object: 'charge', amount, amount_captured: amount, amount_refunded: 0, refunded: false, captured: true, paid: true,
+      status: 'succeeded', currency: p.currency, payment_intent: id, created: now(), disputed: false, metadata: obj(p.metadata),
+      payment_method_details: { type: 'card' },
+    };
+    const intent: Json = { ...base, status: 'succeeded', amount_received: amount, latest_charge: charge.id };
+    charges.set(String(charge.id), charge);
+    intents.set(id, intent);
+    return { status: 200, body: intent };
+  }
+
   function createRefund(p: Json): Answer {
     const intent = typeof p.payment_intent === 'string' ? intents.get(p.payment_intent) : undefined;
     if (!intent) return missing('payment_intent', String(p.payment_intent));
@@ -165,6 +200,7 @@ export async function startFakeStripe(
       const expand = list(p.expand);
       return { status: 200, body: expand.includes('latest_charge') ? { ...intent, latest_charge: charges.get(String(intent.latest_charge)) ?? null } : intent };
     }
+    if (method === 'POST' && path === '/v1/payment_intents') return createPaymentIntent(p);
     if (method === 'POST' && path === '/v1/refunds') return createRefund(p);
     return error(404, 'invalid_request_error', `Unrecognized request URL (${method}: ${path}).`);
   }

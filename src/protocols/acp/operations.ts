@@ -1,0 +1,191 @@
+// ACP's checkout operations (docs/agentic-checkout.md, "ACP"). They are declared as tools so the REST routes
+// (src/http/acp-routes.ts) take the one write path of the service — transaction, audit entries, outbox events,
+// Idempotency-Key records and replays, retries — over the one checkout-session core. They are not in the tool
+// registry: ACP has no MCP binding, so they are never listed to agents.
+import { z } from 'zod';
+import type { Config } from '../../config.ts';
+import { inTransaction, type Db } from '../../db/client.ts';
+import { plainJson } from '../../domain/json-snapshot.ts';
+import type { PaymentProvider } from '../../domain/payment.ts';
+import { AppError } from '../../errors.ts';
+import { eventsOf } from '../../events/outbox.ts';
+import type { CheckoutSession } from '../../generated/prisma/client.ts';
+import { defineTool, type Change, type ReadContext, type Tool, type WriteContext } from '../../registry/define-tool.ts';
+import { recordWrite } from '../../registry/idempotency.ts';
+import {
+  cancelSession, completeSession, createSession, findSession, sessionSnapshot, updateSession, viewSession, type SessionOwner,
+} from '../../services/checkout-sessions.ts';
+import { changeOrderStatus } from '../../services/orders.ts';
+import { changesOf, CompleteRequest, CreateRequest, sessionOf, stripeHandler, UpdateRequest, type Handler } from './wire.ts';
+
+/** The public origin the protocol objects link to (PUBLIC_BASE_URL, else the listener's own address). */
+export const publicBase = (config: Config) => config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
+
+/** The handlers a session offers: Stripe's tokenized card when Stripe is configured, else none. */
+export const handlersOf = (config: Config): Handler[] => (config.payments.stripe ? [stripeHandler()] : []);
+
+/**
+ * Where the buyer finds the order: the session it came from (readable by the platform's key). The storefront has no
+ * order page yet (docs/agentic-checkout.md, "ACP readings").
+ */
+export const permalinkOf = (base: string, sessionId: string) => `${base}/acp/checkout_sessions/${encodeURIComponent(sessionId)}`;
+
+export function ownerOf(ctx: Pick<ReadContext, 'principal'>): SessionOwner {
+  if (!ctx.principal) throw new AppError('unauthorized', 'Checkout sessions belong to an API key with checkout:agent; send one.');
+  return { keyId: ctx.principal.keyId, agentName: ctx.principal.name };
+}
+
+/** ACP's name of an order's status (Order.status is an open string in the protocol). */
+export function orderStatusOf(status: string): string {
+  const names: Record<string, string> = {
+    pending_payment: 'created', pending: 'created', paid: 'confirmed', processing: 'processing', shipped: 'shipped', delivered: 'completed',
+    cancelled: 'canceled', refunded: 'canceled',
+  };
+  return names[status] ?? status;
+}
+
+async function rendered(ctx: ReadContext | WriteContext, row: CheckoutSession) {
+  const base = publicBase(ctx.config);
+  const view = await viewSession(ctx.db, row, base);
+  const order = row.orderId ? await ctx.db.order.findUnique({ where: { id: row.orderId }, select: { id: true, status: true } }) : null;
+  return sessionOf(view, { handlers: handlersOf(ctx.config), order: order && { id: order.id, permalinkUrl: permalinkOf(base, row.id), status: orderStatusOf(order.status) } });
+}
+
+const audited = (ctx: WriteContext, before: CheckoutSession | null, after: CheckoutSession, meta?: unknown) =>
+  ctx.audit({ entityType: 'checkout_session', entityId: after.id, before: before && sessionSnapshot(before), after: sessionSnapshot(after), ...(meta ? { meta } : {}) });
+
+const Id = z.string().min(1).max(100);
+/** The ACP body, already checked by the route against its request schema (errors in ACP's shape there). */
+const Body = z.record(z.string(), z.unknown());
+const Output = z.record(z.string(), z.unknown());
+
+const SESSION_ERRORS = ['not_found', 'checkout_session_closed', 'discount_unavailable', 'value_out_of_range'] as const;
+
+/** What every ACP write declares besides its input, errors and handler. */
+const write = (name: string, title: string, description: string, audited: readonly string[] = ['checkout_session']) =>
+  ({ name, title, description, scope: 'checkout:agent', audit: { appendOnly: audited } }) as const;
+
+/** The order records the PaymentIntent a SharedPaymentToken paid (method card). */
+const paidBy = (intentId: string): PaymentProvider => ({
+  name: 'stripe',
+  start: ({ orderId }) => ({ paymentMethod: 'card', externalId: intentId, instructions: `Order ${orderId} was paid with the agent's payment token.` }),
+});
+
+/**
+ * The order of a paid completion moves to paid once it has committed, through changeOrderStatus like every payment
+ * (the confirmation e-mail, the order.status_changed event), audited; a replay finds it paid and changes nothing.
+ */
+async function markPaid(db: Db, ctx: ReadContext, orderId: string): Promise<string> {
+  return inTransaction(db, async (tx) => {
+    const order = await tx.order.findUnique({ where: { id: orderId }, select: { status: true, stripePaymentIntentId: true } });
+    if (!order || order.status !== 'pending_payment' || order.stripePaymentIntentId === null) return order?.status ?? 'pending_payment';
+    const moved = await changeOrderStatus(tx, orderId, 'paid', { email: ctx.config.email });
+    const changes: Change[] = [{ entityType: 'order', entityId: orderId, before: plainJson(moved.before), after: plainJson(moved.after), ...(moved.meta ? { meta: moved.meta } : {}) }];
+    await recordWrite(tx, {
+      apiKeyId: ctx.principal?.keyId ?? null, grantId: ctx.principal?.grantId ?? null, clientAddress: 'acp', tool: 'acp.complete_checkout_session', entries: changes,
+      events: eventsOf(changes), idempotency: null, outcome: { status: 200, body: { ok: true, result: null } },
+    });
+    return moved.after.status;
+  });
+}
+
+const orderOfResult = (result: Record<string, unknown>) => {
+  const order = result.order;
+  return order !== null && typeof order === 'object' && 'id' in order && typeof order.id === 'string' ? { ...order, id: order.id } : null;
+};
+
+export const acpOperations = {
+  create: defineTool({
+    ...write('acp.create_checkout_session', 'Create an ACP checkout session', 'ACP: creates a checkout session.'),
+    kind: 'write',
+    errors: [...SESSION_ERRORS],
+    input: z.strictObject({ body: Body }),
+    output: Output,
+    async handler({ body }, ctx) {
+      const request = CreateRequest.parse(body);
+      const row = await createSession(ctx.db, ownerOf(ctx), 'acp', changesOf(request, null));
+      audited(ctx, null, row);
+      return rendered(ctx, row);
+    },
+  }),
+  get: defineTool({
+    name: 'acp.get_checkout_session',
+    title: 'Get an ACP checkout session',
+    description: 'ACP: the checkout session as it stands, priced now.',
+    scope: 'checkout:agent',
+    kind: 'read',
+    errors: ['not_found'],
+    input: z.strictObject({ id: Id }),
+    output: Output,
+    handler: async ({ id }, ctx) => rendered(ctx, await findSession(ctx.db, ownerOf(ctx), id, 'acp')),
+  }),
+  update: defineTool({
+    ...write('acp.update_checkout_session', 'Update an ACP checkout session', 'ACP: changes items, buyer, fulfillment details, the selected option or discount codes.'),
+    kind: 'write',
+    errors: [...SESSION_ERRORS],
+    input: z.strictObject({ id: Id, body: Body }),
+    output: Output,
+    async handler({ id, body }, ctx) {
+      const request = UpdateRequest.parse(body);
+      const owner = ownerOf(ctx);
+      const current = await viewSession(ctx.db, await findSession(ctx.db, owner, id, 'acp'), publicBase(ctx.config));
+      const { before, after } = await updateSession(ctx.db, owner, id, 'acp', changesOf(request, current));
+      audited(ctx, before, after);
+      return rendered(ctx, after);
+    },
+  }),
+  cancel: defineTool({
+    ...write('acp.cancel_checkout_session', 'Cancel an ACP checkout session', 'ACP: cancels an open checkout session.'),
+    kind: 'write',
+    errors: ['not_found', 'checkout_session_closed'],
+    input: z.strictObject({ id: Id, body: Body }),
+    output: Output,
+    async handler({ id, body }, ctx) {
+      const { before, after } = await cancelSession(ctx.db, ownerOf(ctx), id, 'acp');
+      audited(ctx, before, after, Object.keys(body).length > 0 ? { request: body } : undefined);
+      return rendered(ctx, after);
+    },
+  }),
+} satisfies Record<string, Tool>;
+
+/**
+ * The completion, made for one request: `payment` is the PaymentIntent the route had Stripe take before (outside
+ * any transaction) for the session's total, or null when none was taken (the session was closed already: only a
+ * replay of the completion that closed it answers then). The payment is not part of the tool's input, so the
+ * Idempotency-Key fingerprint is the platform's body alone.
+ */
+export const completeOperation = (db: Db, payment: { intentId: string; amount: number } | null): Tool => defineTool({
+    ...write('acp.complete_checkout_session', 'Complete an ACP checkout session', 'ACP: places the order the agent’s payment (a Stripe PaymentIntent, charged before) paid for.', ['checkout_session', 'order', 'cart']),
+    kind: 'write',
+    errors: [...SESSION_ERRORS, 'checkout_session_incomplete', 'out_of_stock', 'empty_cart', 'cart_closed', 'conflict'],
+    input: z.strictObject({ id: Id, body: Body }),
+    output: Output,
+    async handler({ id, body }, ctx) {
+      const request = CompleteRequest.parse(body);
+      const owner = ownerOf(ctx);
+      if (!payment) throw new AppError('checkout_session_closed', `Checkout session "${id}" cannot be completed now.`);
+      if (request.buyer) {
+        const current = await viewSession(ctx.db, await findSession(ctx.db, owner, id, 'acp'), publicBase(ctx.config));
+        const { before, after } = await updateSession(ctx.db, owner, id, 'acp', changesOf({ buyer: request.buyer }, current));
+        audited(ctx, before, after);
+      }
+      const base = publicBase(ctx.config);
+      const { before, after, placed, cartId, view } = await completeSession(ctx.db, owner, id, 'acp', base, new Date(), paidBy(payment.intentId));
+      // What was charged is what the order costs; a price that changed in between fails the completion (refunded).
+      if (view.totals.total !== payment.amount) {
+        throw new AppError('conflict', `The total changed to ${view.totals.total} while the payment of ${payment.amount} was taken; it is refunded. Complete again.`);
+      }
+      ctx.audit({
+        entityType: 'order', entityId: placed.order.id, before: null, after: placed.orderSnapshot,
+        meta: { checkoutSessionId: id, cartId, stockTaken: placed.taken.map((t) => ({ productId: t.productId, variantId: t.variantId, quantity: t.quantity })), payment: { stripePaymentIntentId: payment.intentId } },
+      });
+      ctx.audit({ entityType: 'cart', entityId: cartId, before: placed.cartBefore, after: placed.cartAfter });
+      audited(ctx, before, after, { orderId: placed.order.id });
+      return sessionOf(view, { handlers: handlersOf(ctx.config), order: { id: placed.order.id, permalinkUrl: permalinkOf(base, id), status: orderStatusOf('pending_payment') } });
+    },
+    async completeAfterCommit(result, ctx) {
+      const order = orderOfResult(result);
+      if (!order) return result;
+      return { ...result, order: { ...order, status: orderStatusOf(await markPaid(db, ctx, order.id)) } };
+    },
+  });
