@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Authenticate } from '../auth/bearer.ts';
+import { parseKey } from '../auth/key-format.ts';
 import { AppError } from '../errors.ts';
 import type { Principal } from '../registry/define-tool.ts';
 import { rateLimitHeaders, type LimitState } from './rate-limit-headers.ts';
@@ -14,6 +15,9 @@ declare module 'fastify' {
 
 const INVALID_KEY = 'The API key or access token is malformed, unknown, revoked or expired.';
 const SIGN_IN_REQUIRED = 'This URL serves signed-in clients only: send an API key or an OAuth access token (see its WWW-Authenticate).';
+/** Where OAuth clients sign in: they are told to (again), not to create a key (docs/errors.md). */
+const SIGN_IN_ADVICE = 'Sign in with OAuth (an MCP host runs the flow the WWW-Authenticate header points to), or send an API key (keys create).';
+const SIGN_IN_AGAIN = 'The access token is expired, revoked or not ours: sign in again (use the refresh token, or run the authorization flow again).';
 const BEARER = /^Bearer ([!-~]+)$/;
 
 /**
@@ -29,14 +33,16 @@ export function createRequestGuard(limiters: Limiters, authenticate: Authenticat
     const authHeaders = countHeader(req, 'authorization');
     if (authHeaders === 0) {
       await count(req, limiters.anon);
-      if (opts.requireCredentials) throw new AppError('unauthorized', SIGN_IN_REQUIRED, { 'WWW-Authenticate': 'Bearer realm="agent-api"' });
+      if (opts.requireCredentials) throw new AppError('unauthorized', SIGN_IN_REQUIRED, { 'WWW-Authenticate': 'Bearer realm="agent-api"' }, SIGN_IN_ADVICE);
       return;
     }
     await count(req, limiters.preauth);
     const match = authHeaders === 1 ? BEARER.exec(req.headers.authorization ?? '') : null;
     const principal = match ? await authenticate(match[1], req) : null;
     if (!principal) {
-      throw new AppError('unauthorized', INVALID_KEY, { 'WWW-Authenticate': 'Bearer realm="agent-api", error="invalid_token"' });
+      // Not in the API key format: an access token, whose holder signs in again rather than creating a key.
+      const accessToken = match !== null && parseKey(match[1]) === null;
+      throw new AppError('unauthorized', INVALID_KEY, { 'WWW-Authenticate': 'Bearer realm="agent-api", error="invalid_token"' }, accessToken ? SIGN_IN_AGAIN : undefined);
     }
     req.principal = principal;
     await count(req, limiters.key);

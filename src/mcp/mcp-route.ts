@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { insufficientScope } from '../registry/scopes.ts';
 import type { McpDiscoveryDocuments } from '../http/discovery-routes.ts';
 import { PATHS } from '../http/paths.ts';
 import { problemInstance } from '../http/problem.ts';
@@ -179,9 +180,7 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
       const call = ToolCallSchema.safeParse(message);
       const tool = call.success ? getCatalog().get(call.data.params.name)?.tool : undefined;
       if (tool && !tool.anonymous && !req.principal.scopes.has(tool.scope)) {
-        throw new AppError('insufficient_scope', `This grant lacks the scope ${tool.scope} required by ${tool.name}.`, {
-          'WWW-Authenticate': `Bearer realm="agent-api", error="insufficient_scope", scope="${tool.scope}"`,
-        });
+        throw insufficientScope([tool.scope], `This grant lacks the scope ${tool.scope} required by ${tool.name}.`, true);
       }
     }
   }

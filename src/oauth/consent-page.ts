@@ -18,6 +18,8 @@ export type ConsentView = {
   redirectUri: string;
   resource: string;
   scopes: { scope: string; words: string }[];
+  /** The shop's name (settings), so the operator knows which shop they open up. */
+  shopName: string;
   error?: string;
 };
 
@@ -29,7 +31,9 @@ label{cursor:pointer}input[type=password]{width:100%;box-sizing:border-box;paddi
 button{font:inherit;padding:.5rem 1.2rem;margin-right:.6rem;border-radius:6px;border:1px solid #1b1b1b;cursor:pointer}
 .approve{background:#1b5e20;color:#fff;border-color:#1b5e20}.deny{background:#fff;color:#1b1b1b}
 .error{background:#fdecea;border:1px solid #b71c1c;color:#7f0000;padding:.5rem 1rem;border-radius:6px}.muted{color:#555}
-.warning{background:#fff4e5;border:1px solid #e65100;color:#4e2600;padding:.5rem 1rem;border-radius:6px}`;
+.warning{background:#fff4e5;border:1px solid #e65100;color:#4e2600;padding:.5rem 1rem;border-radius:6px}
+code{overflow-wrap:anywhere}
+@media (max-width:40rem){main{margin:1rem;padding:1rem 1.25rem}}`;
 
 /** What the consent page says about who asks: see describeClient. */
 export type ClientDescription = {
@@ -96,9 +100,9 @@ It says it comes from ${escapeHtml(v.claimedHost)}, but what you approve is hand
     )
     .join('\n');
   return page(
-    `Connect ${v.clientHost} to your shop`,
-    `<h1>Allow <strong>${escapeHtml(v.clientHost)}</strong> to use your shop?</h1>
-${warning}<p>An application whose answer goes to <strong>${escapeHtml(v.clientHost)}</strong> (${escapeHtml(v.clientKind)})${declared} asks to act on your shop through
+    `Connect ${v.clientHost} to ${v.shopName}`,
+    `<h1>Allow <strong>${escapeHtml(v.clientHost)}</strong> to use ${escapeHtml(v.shopName)}?</h1>
+${warning}<p>An application whose answer goes to <strong>${escapeHtml(v.clientHost)}</strong> (${escapeHtml(v.clientKind)})${declared} asks to act on your shop, ${escapeHtml(v.shopName)}, through
 <code>${escapeHtml(v.resource)}</code>. After your answer it is sent back to <code>${escapeHtml(v.redirectUri)}</code>.</p>
 ${v.error ? `<p class="error" role="alert">${escapeHtml(v.error)}</p>` : ''}
 <form method="post" action="${escapeHtml(v.action)}">

@@ -12,6 +12,7 @@ import { count } from '../http/request-guard.ts';
 import { isScope, type Scope } from '../registry/scopes.ts';
 import type { AuthorizationServer } from './authorization-server.ts';
 import { CONSENT_HEADERS, describeClient, renderConsentPage, renderErrorPage, type ConsentView } from './consent-page.ts';
+import { loadSettings } from '../services/settings.ts';
 import { recordGrant } from './grant-admin.ts';
 import { pinOrigin } from './request-origin.ts';
 import { INTERACTION_PATH } from './provider.ts';
@@ -138,12 +139,12 @@ export function registerConsentRoutes(
     const csrfToken = randomBytes(32).toString('base64url');
     const secure = baseUrlOf(req, config).startsWith('https:') ? '; Secure' : '';
     reply.header('Set-Cookie', `${CSRF_COOKIE}=${csrfToken}; Path=${INTERACTION_PATH}/${interaction.uid}; HttpOnly; SameSite=Strict${secure}`);
-    const view = await consentView(provider, interaction, `${INTERACTION_PATH}/${interaction.uid}`, csrfToken);
-    return reply.code(status).headers(CONSENT_HEADERS).send(renderConsentPage({ ...view, error }));
+    const [view, settings] = await Promise.all([consentView(provider, interaction, `${INTERACTION_PATH}/${interaction.uid}`, csrfToken), loadSettings(db)]);
+    return reply.code(status).headers(CONSENT_HEADERS).send(renderConsentPage({ ...view, shopName: settings.shopName, error }));
   }
 }
 
-async function consentView(provider: Provider, interaction: Interaction, action: string, csrfToken: string): Promise<ConsentView> {
+async function consentView(provider: Provider, interaction: Interaction, action: string, csrfToken: string): Promise<Omit<ConsentView, 'shopName'>> {
   const clientId = String(interaction.params.client_id);
   const client = await provider.Client.find(clientId);
   const redirectUri = String(interaction.params.redirect_uri ?? '') || (client?.redirectUris?.[0] ?? '');

@@ -186,7 +186,10 @@ function authorize(tool: Tool, principal: Principal | null): void {
       'WWW-Authenticate': `Bearer realm="agent-api", scope="${tool.scope}"`,
     });
   }
-  if (!principal.scopes.has(tool.scope)) throw insufficientScope([tool.scope], `This key lacks the scope ${tool.scope} required by ${tool.name}.`);
+  if (!principal.scopes.has(tool.scope)) {
+    const viaOAuth = principal.grantId !== undefined;
+    throw insufficientScope([tool.scope], `This ${viaOAuth ? 'grant' : 'key'} lacks the scope ${tool.scope} required by ${tool.name}.`, viaOAuth);
+  }
 }
 
 type ValidatedInput = Record<string, unknown> & { confirm?: unknown; dryRun?: boolean };

@@ -52,6 +52,7 @@ export async function subscriptionCreator(db: DbClient, principal: Principal | n
     throw insufficientScope(
       challenge,
       `Receiving ${events.join(', ')} needs ${needed.join(', ')} besides settings:write, the scopes that read the data these events carry; this ${principal?.grantId ? 'grant' : 'key'} lacks ${missing.join(', ')}.`,
+      principal?.grantId !== undefined,
     );
   }
   const key = await db.apiKey.findUnique({ where: { id: principal.keyId }, select: { id: true, secretHash: true } });

@@ -159,7 +159,7 @@ describe('the consent form', () => {
       const page = await openConsentPage(authorizeUrl({ client_id: id }).url);
       expect(page.status).toBe(200);
       expect(page.html).toContain('<p class="warning" role="alert"><strong>This app will send you back to 127.0.0.1:9, not to app.example.</strong>');
-      expect(page.html).toContain('<h1>Allow <strong>127.0.0.1:9</strong> to use your shop?</h1>');
+      expect(page.html).toContain('<h1>Allow <strong>127.0.0.1:9</strong> to use Agent Shop?</h1>');
       expect(page.html).not.toContain('<strong>app.example</strong>');
     }
     const same = await registerClient(base, 'Local Agent', CALLBACK_URL, { client_uri: 'http://127.0.0.1/' });

@@ -57,6 +57,13 @@ describe('the consent page in Chromium', () => {
     )) as { violations: { id: string; impact: string | null; help: string }[]; passed: number };
     expect(results.passed).toBeGreaterThan(10);
     expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    // It names the shop (settings), and on a 390 px phone the card keeps a margin and nothing scrolls sideways.
+    await expect(page.locator('h1').textContent()).resolves.toContain('Agent Shop');
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    const card = (await page.locator('main').boundingBox())!;
+    expect(card.x).toBeGreaterThanOrEqual(12);
+    expect(card.x + card.width).toBeLessThanOrEqual(390 - 12);
     expect(problems).toEqual([]);
     await page.close();
   });

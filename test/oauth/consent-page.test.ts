@@ -6,7 +6,7 @@ import { describeClient, renderConsentPage } from '../../src/oauth/consent-page.
 
 const page = (clientId: string, redirectUri: string, redirectUris: string[] = [redirectUri]) =>
   renderConsentPage({
-    action: '/oauth/interaction/x', csrfToken: 't', clientName: 'Helpful Agent', redirectUri, resource: 'https://shop.example/api/mcp', scopes: [],
+    action: '/oauth/interaction/x', csrfToken: 't', clientName: 'Helpful Agent', shopName: 'Brille & Co', redirectUri, resource: 'https://shop.example/api/mcp', scopes: [],
     ...describeClient({ clientId, clientName: 'Helpful Agent', clientUri: null, redirectUri, redirectUris }),
   });
 
@@ -14,7 +14,7 @@ describe('the consent page for a client metadata document', () => {
   it('warns when the redirect URI is on another host than the client_id URL, and does not name the client_id host first', () => {
     const html = page('https://app.example/client.json', 'https://evil.example/cb');
     expect(html).toContain('<strong>This app will send you back to evil.example, not to app.example.</strong>');
-    expect(html).toContain('<h1>Allow <strong>evil.example</strong> to use your shop?</h1>');
+    expect(html).toContain('<h1>Allow <strong>evil.example</strong> to use Brille &#38; Co?</h1>');
     expect(html).not.toContain('<strong>app.example</strong>');
     expect(html).toContain('identified by its client metadata document on app.example');
   });
@@ -22,13 +22,13 @@ describe('the consent page for a client metadata document', () => {
   it('warns about any registered redirect URI elsewhere, even when this request uses one on the same host', () => {
     const html = page('https://app.example/client.json', 'https://app.example/cb', ['https://app.example/cb', 'https://evil.example/cb', 'com.example.app:/cb']);
     expect(html).toContain('This app will send you back to evil.example or com.example.app:, not to app.example.');
-    expect(html).toContain('<h1>Allow <strong>app.example</strong> to use your shop?</h1>');
+    expect(html).toContain('<h1>Allow <strong>app.example</strong> to use Brille &#38; Co?</h1>');
   });
 
   it('says nothing more when every redirect URI is on the client_id host (any port)', () => {
     const html = page('https://app.example/client.json', 'https://app.example:8443/cb');
     expect(html).not.toContain('class="warning"');
-    expect(html).toContain('<h1>Allow <strong>app.example:8443</strong> to use your shop?</h1>');
+    expect(html).toContain('<h1>Allow <strong>app.example:8443</strong> to use Brille &#38; Co?</h1>');
   });
 
   it('takes a registered client’s name as the host it claims only when the name is a host name', () => {

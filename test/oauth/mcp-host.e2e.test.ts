@@ -124,6 +124,11 @@ describe('an MCP host identified by a client metadata document', () => {
     expect(res.headers.get('www-authenticate')).toBe(
       `Bearer realm="agent-api", error="insufficient_scope", scope="pages:read", resource_metadata="${base}/.well-known/oauth-protected-resource/api/mcp/admin"`,
     );
+    // An OAuth host is told to ask for the scope, never to create or use another key (docs/errors.md).
+    const problem = (await res.json()) as { detail: string; resolution: string };
+    expect(problem.detail).toBe('This grant lacks the scope pages:read required by pages.list.');
+    expect(problem.resolution).toMatch(/^Sign in again requesting the scope pages:read/);
+    expect(problem.resolution).not.toMatch(/key/i);
 
     host.authorizationUrl = undefined;
     await expect(client.callTool({ name: 'pages.list', arguments: {} })).rejects.toThrow(UnauthorizedError);
@@ -151,7 +156,9 @@ describe('an MCP host identified by a client metadata document', () => {
     const afterReuse = await tokenEndpoint({ grant_type: 'refresh_token', refresh_token: second.refresh_token, client_id: clientId });
     expect(afterReuse.status).toBe(400);
     await sleep(REVOCATION_DELAY_MS);
-    expect((await callTool(second.access_token, 'features.list')).status).toBe(401);
+    const revoked = await callTool(second.access_token, 'features.list');
+    expect(revoked.status).toBe(401);
+    expect(((await revoked.json()) as { resolution: string }).resolution).toMatch(/^The access token is expired, revoked or not ours: sign in again/);
 
     const grantId = (await database.db.oAuthGrant.findFirstOrThrow({ where: { scopes: { has: 'pages:read' } } })).id;
     expect((await database.db.oAuthGrant.findUniqueOrThrow({ where: { id: grantId } })).revokedAt).not.toBeNull();
@@ -174,6 +181,9 @@ describe('an MCP host that registers itself dynamically', () => {
     expect(refused.headers.get('www-authenticate')).toBe(
       `Bearer realm="agent-api", error="insufficient_scope", scope="features:write", resource_metadata="${base}/.well-known/oauth-protected-resource/api/v1"`,
     );
+    const problem = (await refused.json()) as { detail: string; resolution: string };
+    expect(problem.detail).toBe('This grant lacks the scope features:write required by features.set.');
+    expect(problem.resolution).toMatch(/^Sign in again requesting the scope features:write/);
     await client.close();
   });
 

@@ -17,7 +17,7 @@ const FORGED = { host: 'evil-host.example', 'x-forwarded-host': 'evil-forwarded.
 const FORGED_NAMES = ['evil-host.example', 'evil-forwarded.example'];
 const VARY = ['Host', 'X-Forwarded-Host', 'X-Forwarded-Proto'];
 /** Origins the documents may name besides the service's own: specifications and schemas they cite. */
-const SPEC_ORIGINS = new Set(['https://www.rfc-editor.org', 'https://static.modelcontextprotocol.io', 'https://modelcontextprotocol.io', 'https://json-schema.org', 'https://iana.org']);
+const SPEC_ORIGINS = new Set(['https://ucp.dev', 'https://www.rfc-editor.org', 'https://static.modelcontextprotocol.io', 'https://modelcontextprotocol.io', 'https://json-schema.org', 'https://iana.org']);
 
 /**
  * The GET routes of the app that describe it (every /.well-known/ route, the MCP server card, the OpenAPI
