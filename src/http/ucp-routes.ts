@@ -17,7 +17,7 @@ import type { Change, Tool } from '../registry/define-tool.ts';
 import { parseIdempotencyKey, recordWrite } from '../registry/idempotency.ts';
 import { invokeTool, type InvokeDeps } from '../registry/invoke-tool.ts';
 import { changeOrderStatus } from '../services/orders.ts';
-import { baseUrlOf } from './base-url.ts';
+import { baseUrlOf, originVary } from './base-url.ts';
 import { fromFastifyError, problemInstance } from './problem.ts';
 import type { Limiters } from './rate-limit.ts';
 import { count, countHeader } from './request-guard.ts';
@@ -94,7 +94,7 @@ export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): voi
   };
 
   app.get(UCP_PROFILE_PATH, async (req, reply) => {
-    reply.header('Cache-Control', 'public, max-age=300');
+    reply.header('Cache-Control', 'public, max-age=300').headers(originVary(config));
     return businessProfile(deps, baseUrlOf(req, config));
   });
 
