@@ -25,8 +25,12 @@ export const httpUrl = () =>
     })
     .meta({ format: 'uri', description: 'http(s) URL on a domain name; no IP, port or credentials (400 invalid_image_url).' });
 
-/** An https URL on a domain name (a parcel's tracking page, say), refused with 400 invalid_request otherwise. */
-export const httpsUrl = () => z.url({ protocol: /^https$/, hostname: z.regexes.domain }).max(2048);
+/**
+ * An https URL on a domain name (a parcel's tracking page, say), refused with 400 invalid_request otherwise. The
+ * pattern publishes what the check requires, so a client (and the fuzzer) can tell a valid URL from the schema.
+ */
+const HTTPS_URL_PATTERN = String.raw`^https://(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}(?:[/?#]\S*)?$`;
+export const httpsUrl = () => z.url({ protocol: /^https$/, hostname: z.regexes.domain }).max(2048).meta({ pattern: HTTPS_URL_PATTERN });
 
 /** An address whose domain has a letters-only top-level label (so "0@com" is refused), in the characters RFC 5321 needs. */
 export const EMAIL_PATTERN = new RegExp(String.raw`^[A-Za-z0-9_'+-]+(?:\.[A-Za-z0-9_'+-]+)*@${HOST}$`);
