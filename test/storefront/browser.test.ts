@@ -9,7 +9,7 @@ import { seedDemo } from '../../src/cli/seed/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { plantXss, XSS_PAYLOADS, XSS_SLUGS } from './xss-corpus.ts';
 
-import { ARTIFACTS, axeViolations, openBrowser as launch, watchErrors, type Browsing } from './chromium.ts';
+import { ARTIFACTS, axeViolations, openBrowser as launch, watchErrors, type Browsing, listenForBrowser } from './chromium.ts';
 
 const PAGE_TYPES = [
   ['home', '/'],
@@ -31,10 +31,7 @@ const openBrowser = (opts: { bypassCSP?: boolean } = {}) => launch(origin, opts)
 
 beforeAll(async () => {
   t = await createTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = t.app.server.address();
-  if (!address || typeof address === 'string') throw new Error('not listening on TCP');
-  origin = `http://127.0.0.1:${address.port}`;
+  origin = await listenForBrowser(t.app);
   key = await t.key();
   await seedDemo(t.db);
   mkdirSync(ARTIFACTS, { recursive: true });

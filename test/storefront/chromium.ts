@@ -13,6 +13,14 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 /** A 1×1 PNG served for every image on images.example.com: the browser has no network. */
 const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
+/** The app listening on a free loopback port, and its origin: what the browser opens. */
+export async function listenForBrowser(app: { listen: (o: { host: string; port: number }) => Promise<unknown>; server: { address: () => unknown } }): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (!address || typeof address !== 'object' || !('port' in address)) throw new Error('not listening on TCP');
+  return `http://127.0.0.1:${String(address.port)}`;
+}
+
 export type Browsing = {
   context: BrowserContext;
   /** Requests the pages sent anywhere but this server and the image host. */

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/cli/seed/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { okResult } from '../helpers/calls.ts';
-import { ARTIFACTS, axeViolations, openBrowser, watchErrors, type Browsing } from './chromium.ts';
+import { ARTIFACTS, axeViolations, openBrowser, watchErrors, type Browsing, listenForBrowser } from './chromium.ts';
 
 let t: TestApp;
 let origin: string;
@@ -19,10 +19,7 @@ let audit: Browsing;
 
 beforeAll(async () => {
   t = await createTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = t.app.server.address();
-  if (!address || typeof address === 'string') throw new Error('not listening on TCP');
-  origin = `http://127.0.0.1:${address.port}`;
+  origin = await listenForBrowser(t.app);
   await seedDemo(t.db);
   mkdirSync(ARTIFACTS, { recursive: true });
   b = await openBrowser(origin, { javaScriptEnabled: false });
