@@ -3,6 +3,8 @@
 // when it is missing, or any file it was built from changed since (size or modification time differ from the list
 // written with it), it is rebuilt here first, so the CLI always runs the checkout's current source.
 import { readFileSync, statSync } from 'node:fs';
+import module from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { CLI_BUNDLE } from './cli-bundle.mjs';
 
 const root = new URL('..', import.meta.url);
@@ -25,4 +27,6 @@ if (!fresh()) {
   const { buildCli } = await import('./build.mjs');
   await buildCli();
 }
+// Node 22.1 and later keep V8's compiled code of the bundle and its dependencies between commands (a no-op before).
+module.enableCompileCache?.(fileURLToPath(at(`${CLI_BUNDLE.dir}/.compile-cache`)));
 await import(at(CLI_BUNDLE.entry).href);

@@ -112,6 +112,6 @@ describe('page content fallbacks', () => {
     // The footer lists information pages, not the front page again.
     expect(page.slice(page.indexOf('<footer'))).not.toContain('/info/home');
     okResult(await t.call('pages.upsert', { slug: 'home', title: 'Welcome to the shop', body: 'Our front page text.', status: 'draft' }, key));
-    expect(html(await get(t, '/'))).toContain('<h2>Udvalgte produkter</h2>');
+    expect(html(await get(t, '/'))).toContain('<h2>Featured products</h2>');
   });
 });
