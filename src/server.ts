@@ -15,19 +15,21 @@ import { listenFailure, SetupError } from './setup-error.ts';
 import { onShutdownSignal } from './shutdown.ts';
 import { logDestination } from './log-format.ts';
 import { announceStartup } from './startup-banner.ts';
+import { processLog } from './process-log.ts';
 import { openSecretBox } from './secrets/key-file.ts';
 import { sealStoredSecrets } from './secrets/stored-secrets.ts';
 
 // The only entry that listens: config → database (embedded if needed) → migrations → app → listen → graceful stop.
-const log = (msg: string) => console.log(`[server] ${msg}`);
-const fail = (msg: string) => console.error(`[server] ${msg}`);
+// Its own lines are JSON lines like the service's logs unless stdout is a terminal (src/process-log.ts).
+const { info: log, error: fail } = processLog('server');
+const dbLog = processLog('db');
 
 let config: Config;
 try {
   config = loadConfig();
 } catch (err) {
   if (!(err instanceof SetupError)) throw err;
-  console.error(err.message);
+  fail(err.message);
   process.exit(1);
 }
 
@@ -55,7 +57,7 @@ onShutdownSignal(
 
 try {
   const secrets = await openSecretBox(config);
-  const database = await openDatabase(config, (msg) => console.log(`[db] ${msg}`));
+  const database = await openDatabase(config, dbLog.info);
   closers.push(() => database.stop());
   const db = createDb({ connectionString: database.url, poolMax: config.dbPoolMax });
   closers.push(() => db.$disconnect());

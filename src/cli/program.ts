@@ -9,7 +9,11 @@ import { registerUcp } from './commands/ucp.ts';
 import { EXIT_CODES_HELP, exitCodeOf } from './exit-codes.ts';
 import { CLI, examples, printError } from './output.ts';
 
-/** One command group per file; a new group is one file plus one line here. */
+/**
+ * One command group per file; a new group is one file plus one line here. An action imports the services it calls
+ * inside itself (`await import(…)`, as withDatabase does with Prisma), so --help and usage errors load only the
+ * command declarations: the CLI's bundle puts each such import in a chunk of its own (scripts/build.mjs).
+ */
 const GROUPS = [registerKeys, registerGrants, registerOAuth, registerSecrets, registerUcp, registerSeed, registerMigrate];
 
 /**

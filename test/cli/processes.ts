@@ -4,7 +4,8 @@ import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+/** What `npm run cli` runs: the CLI's bundle, rebuilt first when the source changed (scripts/cli.mjs). */
+export const CLI_ENTRY = 'scripts/cli.mjs';
 
 export type Run = { code: number; stdout: string; stderr: string };
 
@@ -16,10 +17,10 @@ function baseEnv(): NodeJS.ProcessEnv {
   return rest;
 }
 
-/** `tsx src/cli/index.ts …args` (what `npm run --silent cli -- …` runs) with `env` added; stdout and stderr piped. */
+/** `node scripts/cli.mjs …args` (what `npm run --silent cli -- …` runs) with `env` added; stdout and stderr piped. */
 export function cli(env: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(TSX, ['src/cli/index.ts', ...args], { cwd: ROOT, env: { ...baseEnv(), LOG_LEVEL: 'silent', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [CLI_ENTRY, ...args], { cwd: ROOT, env: { ...baseEnv(), LOG_LEVEL: 'silent', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });
@@ -61,7 +62,7 @@ export function inTerminal(args: string[], env: Record<string, string>): Termina
 
 /** Runs a CLI command on a terminal to completion. */
 export async function cliInTerminal(env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; output: string }> {
-  const run = inTerminal(['--import', 'tsx', 'src/cli/index.ts', ...args], env);
+  const run = inTerminal([CLI_ENTRY, ...args], env);
   const code = await run.exited;
   return { code, output: run.output() };
 }

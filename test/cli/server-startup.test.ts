@@ -11,8 +11,6 @@ import { freePort, startServerProcess } from '../helpers/processes.ts';
 import { ANSI, inTerminal } from './processes.ts';
 
 const SERVER = ['--import', 'tsx', 'src/server.ts'];
-// The entry's own plain diagnostics, printed before the logger exists or after it is gone.
-const DIAGNOSTIC = /^\[(db|server)\] /;
 const EMAIL_OFF = 'off: SMTP_URL is not set, so no order confirmations or shipping notices are sent';
 
 let database: TestDatabase;
@@ -24,7 +22,7 @@ afterAll(async () => {
 });
 
 describe('server start-up output', () => {
-  it('piped: JSON log lines only, and one "ready" line with the URLs of the API, /docs, OpenAPI and MCP', async () => {
+  it('piped: JSON log lines only (the database and shutdown steps included), and one "ready" line with the URLs of the API, /docs, OpenAPI and MCP', async () => {
     const server = await startServerProcess(SERVER, { DATABASE_URL: database.url, REDIS_URL: undefined, LOG_LEVEL: 'info' });
     const base = `http://127.0.0.1:${server.port}`;
     try {
@@ -34,9 +32,13 @@ describe('server start-up output', () => {
       server.child.kill('SIGTERM');
       await server.exited;
     }
-    const lines = server.output().split('\n').filter((l) => l.length > 0 && !DIAGNOSTIC.test(l));
-    const logs = lines.map((line) => JSON.parse(line) as { level: number; time: number; msg: string; urls?: Record<string, string>; email?: string; req?: { url: string } });
-    for (const log of logs) expect(log).toMatchObject({ level: expect.any(Number), time: expect.any(Number), msg: expect.any(String) });
+    const lines = server.output().split('\n').filter((l) => l.length > 0);
+    type Line = { level: number; time: number; pid: number; msg: string; component?: string; urls?: Record<string, string>; email?: string; req?: { url: string } };
+    const logs = lines.map((line) => JSON.parse(line) as Line);
+    for (const log of logs) expect(log).toMatchObject({ level: expect.any(Number), time: expect.any(Number), pid: server.child.pid, msg: expect.any(String) });
+    // The entry's own lines (src/process-log.ts): the migrations check before the logger exists, the drain after.
+    expect(logs.filter((l) => l.component === 'db').map((l) => l.msg)).toContain('database schema is up to date');
+    expect(logs.filter((l) => l.component === 'server').map((l) => l.msg)).toContain('SIGTERM: draining in-flight requests, then stopping');
     const ready = logs.filter((l) => l.msg === 'ready');
     expect(ready).toHaveLength(1);
     expect(ready[0].urls).toEqual({

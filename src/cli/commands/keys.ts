@@ -1,5 +1,4 @@
 import { Option, type Command } from '@commander-js/extra-typings';
-import { createKey, listKeys, parseScopes, revokeKey, rotateKey } from '../../auth/key-admin.ts';
 import { SCOPES } from '../../registry/scopes.ts';
 import { withDatabase } from '../database.ts';
 import { expiresAt, expiresIn } from '../expiry.ts';
@@ -44,6 +43,7 @@ export function registerKeys(program: Command): void {
       ),
     )
     .action(async (opts) => {
+      const { createKey, parseScopes } = await import('../../auth/key-admin.ts');
       const scopes = parseScopes(opts.scopes);
       const expiry = opts.expiresIn ?? opts.expiresAt;
       const issued = await withDatabase((db) => createKey(db, { name: opts.name, scopes, expiresAt: expiry }));
@@ -64,6 +64,7 @@ export function registerKeys(program: Command): void {
     .addHelpText('after', examples(`${CLI} keys list`, `${CLI} keys list --json | node -p 'JSON.parse(require("fs").readFileSync(0)).filter(k => k.state === "active").length'`))
     .action(async (opts) => {
       const now = Date.now();
+      const { listKeys } = await import('../../auth/key-admin.ts');
       const rows = (await withDatabase(listKeys)).map((k) => ({ ...k, state: stateOf(k, now) }));
       emit(opts.json, rows, () =>
         rows.length === 0
@@ -90,6 +91,7 @@ export function registerKeys(program: Command): void {
     .option('--json', 'print {"id","revoked":true,"grantsEnded"} as one JSON line')
     .addHelpText('after', examples(`${CLI} keys revoke 7sKq2VbN9xLe`))
     .action(async (id, opts) => {
+      const { revokeKey } = await import('../../auth/key-admin.ts');
       const { grantsEnded } = await withDatabase((db) => revokeKey(db, id));
       emit(opts.json, { id, revoked: true, grantsEnded }, () => `Revoked ${id}. ${grantsEndedText(grantsEnded)}`);
     });
@@ -103,6 +105,7 @@ export function registerKeys(program: Command): void {
     .option('--json', 'print {"id","name","scopes","key","grantsEnded"} as one JSON line')
     .addHelpText('after', examples(`${CLI} keys rotate 7sKq2VbN9xLe --json`))
     .action(async (id, opts) => {
+      const { rotateKey } = await import('../../auth/key-admin.ts');
       const issued = await withDatabase((db) => rotateKey(db, id));
       emit(opts.json, issued, () => `Rotated key ${issued.id}; the old secret no longer works. ${grantsEndedText(issued.grantsEnded)}\n${issued.key}`);
     });

@@ -1,5 +1,4 @@
 import type { Command } from '@commander-js/extra-typings';
-import { rotateKeys } from '../../oauth/keys.ts';
 import { withDatabase } from '../database.ts';
 import { CLI, emit, examples } from '../output.ts';
 
@@ -15,6 +14,7 @@ export function registerOAuth(program: Command): void {
     .option('--json', 'print {"kid","retired"} as one JSON line')
     .addHelpText('after', examples(`${CLI} oauth rotate-keys`))
     .action(async (opts) => {
+      const { rotateKeys } = await import('../../oauth/keys.ts');
       const rotated = await withDatabase(rotateKeys);
       emit(opts.json, rotated, () => `New signing key ${rotated.kid}; the previous one still verifies${rotated.retired.length ? `; retired ${rotated.retired.join(', ')}` : ''}.`);
     });

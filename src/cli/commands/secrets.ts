@@ -1,5 +1,4 @@
 import type { Command } from '@commander-js/extra-typings';
-import { sealStoredSecrets } from '../../secrets/stored-secrets.ts';
 import { withDatabase } from '../database.ts';
 import { CLI, emit, examples, table } from '../output.ts';
 
@@ -18,6 +17,7 @@ export function registerSecrets(program: Command): void {
     .option('--json', 'print {"kid","places":[{"name","stored","sealed","changedMeanwhile"}]} as one JSON line')
     .addHelpText('after', examples(`SECRETS_KEY=<new> SECRETS_KEY_PREVIOUS=<old> ${CLI} secrets reencrypt`, `${CLI} secrets reencrypt --json`))
     .action(async (opts) => {
+      const { sealStoredSecrets } = await import('../../secrets/stored-secrets.ts');
       const result = await withDatabase(async (db, box) => ({ kid: box.kid, places: await sealStoredSecrets(db, box, 'stale') }));
       emit(opts.json, result, () => {
         const sealed = result.places.reduce((n, p) => n + p.sealed, 0);

@@ -1,8 +1,6 @@
 import type { Command } from '@commander-js/extra-typings';
 import { withDatabase } from '../database.ts';
 import { CLI, emit, examples } from '../output.ts';
-import { seedDemo } from '../seed/index.ts';
-import { seedFlowerShop } from '../seed/flower-shop.ts';
 import { AppError } from '../../errors.ts';
 
 export function registerSeed(program: Command): void {
@@ -17,6 +15,7 @@ export function registerSeed(program: Command): void {
       // One data set must be named, so nothing is seeded by accident.
       if (Boolean(opts.demo) === Boolean(opts.ucpFlowerShop)) throw new AppError('invalid_request', 'Name one data set: --demo or --ucp-flower-shop <folder>.');
       const folder = opts.ucpFlowerShop;
+      const [{ seedDemo }, { seedFlowerShop }] = await Promise.all([import('../seed/index.ts'), import('../seed/flower-shop.ts')]);
       const summary = await withDatabase((db) => (folder ? seedFlowerShop(db, folder) : seedDemo(db)));
       emit(opts.json, summary, () => `${folder ? 'Flower shop' : 'Demo data'} ready: ${Object.entries(summary).map(([k, v]) => `${v} ${k}`).join(', ')}.`);
     });

@@ -1,10 +1,11 @@
 import type { Command } from '@commander-js/extra-typings';
 import { AppError } from '../../errors.ts';
-import { addSigningKey, retireSigningKey, signingKeys } from '../../protocols/ucp/signing.ts';
 import { withDatabase } from '../database.ts';
 import { CLI, emit, examples, table } from '../output.ts';
 
 /** The UCP signing keys that sign order webhooks and are published in /.well-known/ucp (docs/agentic-checkout.md). */
+const signing = () => import('../../protocols/ucp/signing.ts');
+
 export function registerUcp(program: Command): void {
   const ucp = program
     .command('ucp')
@@ -17,6 +18,7 @@ export function registerUcp(program: Command): void {
     .option('--json', 'print [{"kid","createdAt"}] as one JSON line')
     .addHelpText('after', examples(`${CLI} ucp keys`, `${CLI} ucp keys --json`))
     .action(async (opts) => {
+      const { signingKeys } = await signing();
       const keys = await withDatabase(async (db, box) => (await signingKeys(db, box)).map((k) => ({ kid: k.kid, createdAt: k.createdAt.toISOString() })));
       emit(opts.json, keys, () => table(['kid', 'created'], keys.map((k) => [{ text: k.kid }, { text: k.createdAt }])));
     });
@@ -27,6 +29,7 @@ export function registerUcp(program: Command): void {
     .option('--json', 'print {"kid"} as one JSON line')
     .addHelpText('after', examples(`${CLI} ucp rotate-key`))
     .action(async (opts) => {
+      const { addSigningKey, signingKeys } = await signing();
       const kid = await withDatabase(async (db, box) => {
         await signingKeys(db, box);
         return addSigningKey(db, box, new Date());
@@ -41,6 +44,7 @@ export function registerUcp(program: Command): void {
     .option('--json', 'print {"kid","retired"} as one JSON line')
     .addHelpText('after', examples(`${CLI} ucp retire-key ucp_20261127_90e3b9f8`))
     .action(async (kid, opts) => {
+      const { retireSigningKey, signingKeys } = await signing();
       await withDatabase(async (db, box) => {
         const keys = await signingKeys(db, box);
         if (keys.length <= 1) throw new AppError('invalid_request', 'The only signing key cannot be retired: rotate first.');
