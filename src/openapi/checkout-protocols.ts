@@ -52,6 +52,14 @@ const SCHEMAS: Record<string, Json> = {
     description: `ACP CheckoutSession (with \`order\` once completed), as ACP ${ACP_VERSION}’s JSON Schema defines it.`,
     externalDocs: { url: `${ACP_SPEC}/json-schema/schema.agentic_checkout.json` },
     required: ['id', 'status', 'currency', 'line_items', 'totals'],
+    properties: {
+      id: { type: 'string' },
+      status: { type: 'string', description: 'not_ready_for_payment, ready_for_payment, completed, canceled, or expired (docs/agentic-checkout.md).' },
+      currency: { type: 'string' },
+      line_items: { type: 'array', items: { type: 'object' } },
+      totals: { type: 'array', items: { type: 'object' } },
+      order: { type: 'object', description: 'Once completed: the order (id, checkout_session_id, permalink_url, status).' },
+    },
   },
   UcpErrorResponse: {
     type: 'object',
