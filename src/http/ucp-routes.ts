@@ -20,7 +20,7 @@ import { changeOrderStatus } from '../services/orders.ts';
 import { baseUrlOf, originVary } from './base-url.ts';
 import { fromFastifyError, problemInstance } from './problem.ts';
 import type { Limiters } from './rate-limit.ts';
-import { count, countHeader } from './request-guard.ts';
+import { checkoutRateLimit, count, countHeader } from './request-guard.ts';
 
 export const UCP_PREFIX = '/ucp';
 export const UCP_PROFILE_PATH = '/.well-known/ucp';
@@ -107,6 +107,7 @@ export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): voi
     });
     scope.addHook('onRequest', apiKeyHeader(config));
     scope.addHook('onRequest', opts.guard);
+    scope.addHook('onRequest', checkoutRateLimit(limiters));
 
     const call = async (req: FastifyRequest, reply: FastifyReply, name: string, input: Record<string, unknown>, created = false) => {
       const profile = profileOfHeader(req.headers['ucp-agent']);

@@ -307,6 +307,11 @@ export async function chargeSharedToken(
     return { paid: true, intentId: id };
   } catch (err) {
     if (err instanceof Stripe.errors.StripeCardError) return { paid: false, message: `The payment was declined: ${err.message}` };
+    // A token Stripe refuses (unknown, expired, used up, over its allowance) is the buyer's payment failing, not an
+    // outage: it is declined like a card, and a new token can be tried.
+    if (err instanceof Stripe.errors.StripeInvalidRequestError && err.param?.startsWith('payment_method_data') === true) {
+      return { paid: false, message: `The payment token was refused: ${err.message}` };
+    }
     throw upstreamProblem(err);
   }
 }
