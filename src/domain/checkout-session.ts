@@ -17,13 +17,20 @@ export type SessionAddress = {
   postalCode?: string; country?: string; phone?: string;
 };
 
-export type SessionBuyer = { email?: string; firstName?: string; lastName?: string; phone?: string };
+/** The buyer's consent to data processing (UCP's buyer_consent), kept as given and shown back to the platform. */
+export type SessionConsent = { analytics?: boolean; preferences?: boolean; marketing?: boolean; saleOfData?: boolean };
+
+export type SessionBuyer = { email?: string; firstName?: string; lastName?: string; phone?: string; consent?: SessionConsent };
 
 /**
  * Where and how the goods go: the destination the platform named (its own id for it), and the option chosen among
  * those the session offers (null: not chosen yet).
  */
-export type SessionFulfillment = { destinationId: string | null; address: SessionAddress | null; optionId: string | null };
+export type SessionFulfillment = {
+  destinationId: string | null; address: SessionAddress | null; optionId: string | null;
+  /** The chosen option's title as it was when the session was completed (the order's delivery description). */
+  optionTitle?: string;
+};
 
 /** Something the buyer or the platform must know or fix, tied to the part of the session it is about. */
 export type SessionIssue = {

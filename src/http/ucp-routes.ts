@@ -83,6 +83,20 @@ const apiKeyHeader = (config: Config) => async (req: FastifyRequest) => {
   req.raw.rawHeaders.push('authorization', `Bearer ${key}`);
 };
 
+/**
+ * A body-less POST (cancel, the shipping simulation) may still carry Content-Type: application/json, as clients set
+ * it on every request: in the scope, an empty body there is no body. Any other body is parsed as everywhere.
+ */
+function acceptEmptyJsonBody(scope: FastifyInstance): void {
+  const json = scope.getDefaultJsonParser('error', 'error');
+  scope.removeContentTypeParser('application/json');
+  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.length === 0) done(null, undefined);
+    else json(req, text, done);
+  });
+}
+
 const equalSecrets = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): void {
@@ -105,6 +119,7 @@ export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): voi
       if (headers) reply.headers(headers);
       return reply.code(status).type('application/json').send(body);
     });
+    acceptEmptyJsonBody(scope);
     scope.addHook('onRequest', apiKeyHeader(config));
     scope.addHook('onRequest', opts.guard);
     scope.addHook('onRequest', checkoutRateLimit(limiters));
@@ -138,8 +153,9 @@ export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): voi
   // ships an order placed from a UCP checkout the way orders.update_status would (paid, then shipped), audited, so
   // its order events go out to the platform like any real shipment's.
   const secret = config.checkout.simulationSecret;
-  if (secret !== undefined) {
-    app.post('/testing/simulate-shipping/:id', async (req, reply) => {
+  if (secret !== undefined) app.register(async (simulation) => {
+    acceptEmptyJsonBody(simulation);
+    simulation.post('/testing/simulate-shipping/:id', async (req, reply) => {
       const given = req.headers['simulation-secret'];
       if (typeof given !== 'string' || !equalSecrets(given, secret)) throw new AppError('insufficient_scope', 'Simulation-Secret is missing or wrong.');
       const orderId = (req.params as { id: string }).id;
@@ -159,5 +175,5 @@ export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): voi
       });
       return reply.code(200).send({ ok: true, orderId, status: 'shipped' });
     });
-  }
+  });
 }

@@ -8,7 +8,8 @@ import {
   type SessionAddress, type SessionBuyer, type SessionFulfillment, type SessionIssue, type SessionLine, type SessionProtocol, type SessionStatus,
 } from '../domain/checkout-session.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
-import { priceOrderParts, type DiscountTerms } from '../domain/pricing.ts';
+import { priceOrderParts, type DiscountTerms, type PricingSettings } from '../domain/pricing.ts';
+import { shippingOptions, STANDARD_OPTION_ID, type ShippingOption } from '../domain/shipping-options.ts';
 import { AppError } from '../errors.ts';
 import { Prisma, type CheckoutSession } from '../generated/prisma/client.ts';
 import { toJsonValue } from '../db/json-value.ts';
@@ -30,8 +31,8 @@ export type SessionChanges = {
   platform?: Record<string, unknown> | null;
 };
 
-/** The only fulfillment option this shop offers: its shipping at the fee and free-shipping threshold of its settings. */
-export const SHIPPING_OPTION_ID = 'standard';
+/** The option a shop without shipping rates offers: its shipping at the fee and free-shipping threshold of its settings. */
+export const SHIPPING_OPTION_ID = STANDARD_OPTION_ID;
 
 export type SessionLineView = {
   id: string; variantId: string; quantity: number; title: string; sku: string | null; productSlug: string | null; imageUrl: string | null;
@@ -46,7 +47,7 @@ export type SessionView = {
   currency: string;
   lines: SessionLineView[];
   buyer: SessionBuyer | null;
-  fulfillment: SessionFulfillment & { options: Array<{ id: string; title: string; amount: number }> };
+  fulfillment: SessionFulfillment & { options: ShippingOption[] };
   discounts: { codes: string[]; applied: Array<{ code: string; amount: number }> };
   /** Øre: tax is the VAT the total includes. */
   totals: { subtotal: number; discount: number; fulfillment: number; tax: number; total: number };
@@ -67,8 +68,8 @@ type VariantRow = {
 const asLines = (v: unknown): SessionLine[] => (Array.isArray(v) ? (v as SessionLine[]) : []);
 const asObject = <T>(v: unknown): T | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as T) : null);
 
-/** The shipping address a session holds, if any. */
-export const sessionAddress = (row: Pick<CheckoutSession, 'fulfillment'>): SessionAddress | null => asObject<SessionFulfillment>(row.fulfillment)?.address ?? null;
+/** Where and how a session's goods go (for a completed one, with the chosen option's title), if it says. */
+export const sessionFulfillment = (row: Pick<CheckoutSession, 'fulfillment'>): SessionFulfillment | null => asObject<SessionFulfillment>(row.fulfillment);
 
 /** The audit snapshot of a session row. */
 export const sessionSnapshot = (row: CheckoutSession) => plainJson(row);
@@ -181,16 +182,27 @@ const VARIANTS_SQL = (ids: string[]) => Prisma.sql`
 const isHttpUrl = (s: string | null) => s !== null && /^https?:\/\//.test(s);
 
 /**
+ * Whether a protocol's session needs the buyer's e-mail before completion. UCP names no buyer field a business must
+ * have (its reference merchant completes without one): the platform is the buyer's channel, and the order's events
+ * reach the buyer through its webhook, so an order from UCP may have no e-mail (and then gets none).
+ */
+const BUYER_EMAIL_REQUIRED: Record<SessionProtocol, boolean> = { ucp: false, acp: true };
+
+/** The pricing of an order shipped with an option: the option's amount is the fee, already free or not. */
+const shippingAt = (pricing: PricingSettings, option: ShippingOption): PricingSettings => ({ ...pricing, shippingFeeDkk: option.amount, freeShippingThresholdDkk: null });
+
+/**
  * The session as it stands now: its lines priced at today's prices, its codes tried in order (a code that cannot be
  * used is reported and left out), the shipping option offered once the address is complete, the totals from
  * priceOrder, and everything that keeps it from completion as issues.
  */
 export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: string, now = new Date()): Promise<SessionView> {
   const stored = asLines(row.lines);
-  const [settings, variants, codes] = await Promise.all([
+  const [settings, variants, codes, rates] = await Promise.all([
     loadSettings(db),
     stored.length === 0 ? Promise.resolve([]) : queryRows<VariantRow>(db, VARIANTS_SQL(stored.map((l) => l.variantId))),
     row.discountCodes.length === 0 ? Promise.resolve([]) : db.discountCode.findMany({ where: { code: { in: row.discountCodes } } }),
+    db.shippingRate.findMany(),
   ]);
   const byId = new Map(variants.map((v) => [v.id, v]));
   const issues: SessionIssue[] = [];
@@ -220,23 +232,29 @@ export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: s
   });
 
   const buyer = asObject<SessionBuyer>(row.buyer);
-  if (!buyer?.email) issues.push({ type: 'error', code: 'missing', path: 'buyer.email', content: 'The buyer’s e-mail address is needed.', severity: 'requires_buyer_input' });
+  if (!buyer?.email && BUYER_EMAIL_REQUIRED[row.protocol as SessionProtocol]) issues.push({ type: 'error', code: 'missing', path: 'buyer.email', content: 'The buyer’s e-mail address is needed.', severity: 'requires_buyer_input' });
 
   const fulfillment = asObject<SessionFulfillment>(row.fulfillment) ?? { destinationId: null, address: null, optionId: null };
   const missing = missingAddressFields(fulfillment.address);
   const pricing = pricingSettings(settings);
   const priced = stored.map((l, i) => ({ unitPriceDkk: lines[i].unitPrice, quantity: l.quantity }));
-  // What shipping would cost: priceOrder decides it (free from the threshold), as it will for the order.
-  const withShipping = priceOrderParts(priced, usable.map((u) => u.terms), pricing);
-  const options = missing.length === 0 ? [{ id: SHIPPING_OPTION_ID, title: 'Standard shipping', amount: withShipping.money.shippingDkk }] : [];
-  const chosen = fulfillment.optionId !== null && options.some((o) => o.id === fulfillment.optionId);
+  const terms = usable.map((u) => u.terms);
+  // The goods without shipping: what the options are quoted on, and the totals until an option is chosen (nothing
+  // has been chosen to pay for yet).
+  const goodsOnly = priceOrderParts(priced, terms, { ...pricing, shippingFeeDkk: 0 });
+  const country = fulfillment.address?.country?.trim();
+  // Options are quoted once the destination's country is known; the full address is needed only to complete.
+  const options = country && lines.length > 0
+    ? shippingOptions(rates, pricing, { country, goodsDkk: goodsOnly.money.subtotalDkk - goodsOnly.money.discountDkk, variantIds: stored.map((l) => l.variantId) })
+    : [];
+  const option = fulfillment.optionId === null ? undefined : options.find((o) => o.id === fulfillment.optionId);
   if (missing.length > 0) {
     issues.push({ type: 'error', code: 'missing', path: 'fulfillment.address', content: `The shipping address lacks ${missing.map((f) => ADDRESS_LABELS[f]).join(', ')}.`, severity: 'requires_buyer_input' });
-  } else if (!chosen) {
-    issues.push({ type: 'error', code: 'missing', path: 'fulfillment.option', content: `Choose a fulfillment option (${SHIPPING_OPTION_ID}).`, severity: 'requires_buyer_input' });
+  } else if (!option) {
+    issues.push({ type: 'error', code: 'missing', path: 'fulfillment.option', content: `Choose a fulfillment option (${options.map((o) => o.id).join(', ')}).`, severity: 'requires_buyer_input' });
   }
-  // Until an option is chosen the totals hold no shipping: nothing has been chosen to pay for.
-  const { money, discountParts } = chosen ? withShipping : priceOrderParts(priced, usable.map((u) => u.terms), { ...pricing, shippingFeeDkk: 0 });
+  // The chosen option's amount is the order's shipping: priceOrder adds it as the fee, already free or not.
+  const { money, discountParts } = option ? priceOrderParts(priced, terms, shippingAt(pricing, option)) : goodsOnly;
 
   const expired = !isFinal(row.status) && isExpired(row.expiresAt, now);
   if (expired) issues.push({ type: 'error', code: 'expired', path: '', content: `The checkout expired at ${row.expiresAt.toISOString()}.`, severity: 'unrecoverable' });
@@ -248,7 +266,7 @@ export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: s
     currency: settings.currency,
     lines,
     buyer,
-    fulfillment: { ...fulfillment, optionId: chosen ? fulfillment.optionId : null, options },
+    fulfillment: { ...fulfillment, optionId: option ? option.id : null, options },
     discounts: { codes: [...row.discountCodes], applied: usable.map((u, i) => ({ code: u.code, amount: discountParts[i] })).filter((a) => a.amount > 0) },
     totals: { subtotal: money.subtotalDkk, discount: money.discountDkk, fulfillment: money.shippingDkk, tax: money.vatOere, total: money.totalDkk },
     issues: isFinal(row.status) ? [] : issues,
@@ -309,13 +327,18 @@ export async function completeSession(
     JOIN "ProductVariant" v ON v.id = i."variantId"`);
   const channel: OrderChannel = protocol;
   const buyer: Buyer = { keyId: owner.keyId, agentName: owner.agentName, channel, sessionId: id };
-  const placed = await placeOrder(tx, buyer, cartId, contactOf(view.buyer ?? {}, view.fulfillment.address ?? {}), view.discounts.applied.map((a) => a.code), { ...PROTOCOL_CHECKOUT, payments });
+  const option = view.fulfillment.options.find((o) => o.id === view.fulfillment.optionId);
+  const placed = await placeOrder(tx, buyer, cartId, contactOf(view.buyer ?? {}, view.fulfillment.address ?? {}), view.discounts.applied.map((a) => a.code), {
+    ...PROTOCOL_CHECKOUT, payments, shippingDkk: option?.amount,
+  });
+  // The order keeps what the buyer chose to ship with, as it was titled then (the order's delivery description).
+  const kept: SessionFulfillment = { destinationId: view.fulfillment.destinationId, address: view.fulfillment.address, optionId: view.fulfillment.optionId, ...(option ? { optionTitle: option.title } : {}) };
   // placeOrder's statement is the write's last; the session's completion joins it (deferWrite), so it commits with the order.
   await deferWrite(tx, {
     name: 'complete_session',
-    ctes: Prisma.sql`completed_session AS (UPDATE "CheckoutSession" SET status = 'completed', "orderId" = ${placed.order.id}, "updatedAt" = ${now} WHERE id = ${id})`,
+    ctes: Prisma.sql`completed_session AS (UPDATE "CheckoutSession" SET status = 'completed', "orderId" = ${placed.order.id}, fulfillment = ${JSON.stringify(kept)}::jsonb, "updatedAt" = ${now} WHERE id = ${id})`,
   });
-  const after: CheckoutSession = { ...before, status: 'completed', orderId: placed.order.id, updatedAt: now };
+  const after: CheckoutSession = { ...before, status: 'completed', orderId: placed.order.id, fulfillment: plainJson(kept), updatedAt: now };
   // The view as the session will read once this commits (nothing may be read after the deferred write).
   const completed: SessionView = { ...view, status: 'completed', issues: [], orderId: placed.order.id };
   return { before, after, placed, cartId, view: completed };

@@ -11,7 +11,7 @@ import { defineTool, type ReadContext, type Tool, type WriteContext } from '../r
 import { describeIssues } from '../registry/invoke-tool.ts';
 import { problemOfIssues } from '../schemas/domain-issue.ts';
 import {
-  cancelSession, completeSession, createSession, escalateSession, findSession, sessionAddress, sessionSnapshot, updateSession, viewSession, type SessionOwner,
+  cancelSession, completeSession, createSession, escalateSession, findSession, sessionFulfillment, sessionSnapshot, updateSession, viewSession, type SessionOwner,
 } from '../services/checkout-sessions.ts';
 import { loadOrder } from '../services/orders.ts';
 import { ensurePlatformEndpoint } from '../services/platform-webhooks.ts';
@@ -179,9 +179,8 @@ export const ucpTools: readonly Tool[] = [
       const session = await ctx.db.checkoutSession.findUnique({ where: { orderId: id } });
       if (!session || session.apiKeyId !== owner.keyId || session.protocol !== 'ucp') throw new AppError('not_found', `No order with id "${id}".`);
       const order = await loadOrder(ctx.db, id);
-      const address = sessionAddress(session);
       const shippedAt = order.shippedAt ?? null;
-      return orderOf(orderFacts(order), address, orderUrlOf(publicBase(ctx.config), id), shippedAt ? { shippedAt: shippedAt.toISOString() } : null);
+      return orderOf(orderFacts(order), sessionFulfillment(session), orderUrlOf(publicBase(ctx.config), id), shippedAt ? { shippedAt: shippedAt.toISOString() } : null);
     },
   }),
 ];
