@@ -4,7 +4,7 @@
 import { queryRows, deferWrite, type Db, type DbClient, type Tx } from '../db/client.ts';
 import { newId } from '../db/ids.ts';
 import {
-  ADDRESS_LABELS, expiryOf, isExpired, isFinal, missingAddressFields, openStatus,
+  ADDRESS_LABELS, ESCALATION_PATH, escalationIssue, expiryOf, isExpired, isFinal, missingAddressFields, openStatus, type PendingPayment,
   type SessionAddress, type SessionBuyer, type SessionFulfillment, type SessionIssue, type SessionLine, type SessionProtocol, type SessionStatus,
 } from '../domain/checkout-session.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
@@ -53,6 +53,8 @@ export type SessionView = {
   issues: SessionIssue[];
   links: { terms: string; privacy: string };
   platform: Record<string, unknown> | null;
+  /** The payment waiting for the buyer's authentication, while the session is in requires_escalation for it. */
+  pendingPayment: PendingPayment | null;
   orderId: string | null;
   expiresAt: Date;
   createdAt: Date;
@@ -116,11 +118,13 @@ export async function findSession(db: DbClient, owner: SessionOwner, id: string,
   return row;
 }
 
-/** The session locked for a change, which it must still accept (not completed, canceled or expired). */
+/**
+ * The session locked for a change, which it must still accept (not completed, canceled or expired): locked and
+ * read in one statement (a completion's round trips are what a session's speed is made of, docs/performance.md).
+ */
 async function lockChangeable(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date): Promise<CheckoutSession> {
-  const [locked] = await queryRows<{ id: string }>(tx, Prisma.sql`SELECT id FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE`);
-  if (!locked) throw new AppError('not_found', `No checkout session with id "${id}".`);
-  const row = await findSession(tx, owner, id, protocol);
+  const [row] = await queryRows<CheckoutSession>(tx, Prisma.sql`SELECT * FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE`, { prepareAs: 'lock_checkout_session' });
+  if (!row || row.apiKeyId !== owner.keyId || row.protocol !== protocol) throw new AppError('not_found', `No checkout session with id "${id}".`);
   if (isFinal(row.status)) throw new AppError('checkout_session_closed', `Checkout session "${id}" is ${row.status} and cannot change.`);
   if (isExpired(row.expiresAt, now)) throw new AppError('checkout_session_closed', `Checkout session "${id}" expired at ${row.expiresAt.toISOString()}.`);
   return row;
@@ -137,8 +141,10 @@ export async function updateSession(tx: Tx, owner: SessionOwner, id: string, pro
       ...(changes.fulfillment !== undefined ? { fulfillment: toJsonValue(changes.fulfillment) } : {}),
       ...(changes.discountCodes !== undefined ? { discountCodes: [...new Set(changes.discountCodes.map(normalizeCode))] } : {}),
       ...(changes.platform !== undefined ? { platform: toJsonValue(changes.platform) } : {}),
-      // Any change re-opens a session that was sent to the buyer for escalation: the platform tries again.
+      // Any change re-opens a session that was sent to the buyer for escalation: the platform tries again, and a
+      // payment that waited for the buyer's authentication is left behind (it was for the session as it was).
       status: 'incomplete',
+      pendingPayment: Prisma.DbNull,
       updatedAt: now,
     },
   });
@@ -152,9 +158,12 @@ export async function cancelSession(tx: Tx, owner: SessionOwner, id: string, pro
   return { before, after };
 }
 
-/** Why a session cannot be completed as it stands (its first stock problem, or everything it lacks), if anything. */
-function notReady(view: SessionView): AppError | null {
-  const blocking = view.issues.filter((i) => i.type === 'error');
+/**
+ * Why a session cannot be completed as it stands (its first stock problem, or everything it lacks), if anything. The
+ * escalation's own message is not such a gap: it says the buyer is to pay, which a completion does.
+ */
+export function notReady(view: SessionView): AppError | null {
+  const blocking = view.issues.filter((i) => i.type === 'error' && i.path !== ESCALATION_PATH);
   if (blocking.length === 0) return null;
   const stock = blocking.find((i) => i.code === 'out_of_stock' || i.code === 'item_unavailable');
   if (stock) return new AppError('out_of_stock', stock.content);
@@ -162,14 +171,17 @@ function notReady(view: SessionView): AppError | null {
 }
 
 /**
- * Marks a ready session as needing the buyer on the merchant's own page (no payment handler could take the
- * payment); a session that is not ready answers as a completion would.
+ * Marks a ready session as needing the buyer: on the merchant's own page (no payment handler could take the
+ * payment), or at the bank for the authentication of `pending`; a session that is not ready answers as a completion
+ * would.
  */
-export async function escalateSession(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date()) {
+export async function escalateSession(
+  tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date(), pending: PendingPayment | null = null,
+) {
   const before = await lockChangeable(tx, owner, id, protocol, now);
   const problem = notReady(await viewSession(tx, before, baseUrl, now));
   if (problem) throw problem;
-  const after = await tx.checkoutSession.update({ where: { id }, data: { status: 'requires_escalation', updatedAt: now } });
+  const after = await tx.checkoutSession.update({ where: { id }, data: { status: 'requires_escalation', pendingPayment: toJsonValue(pending), updatedAt: now } });
   return { before, after };
 }
 
@@ -241,6 +253,8 @@ export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: s
   const expired = !isFinal(row.status) && isExpired(row.expiresAt, now);
   if (expired) issues.push({ type: 'error', code: 'expired', path: '', content: `The checkout expired at ${row.expiresAt.toISOString()}.`, severity: 'unrecoverable' });
   const status: SessionStatus = isFinal(row.status) ? (row.status as SessionStatus) : expired ? 'canceled' : openStatus(issues, row.status);
+  const pendingPayment = status === 'requires_escalation' ? asObject<PendingPayment>(row.pendingPayment) : null;
+  if (status === 'requires_escalation') issues.push(escalationIssue(pendingPayment));
   return {
     id: row.id,
     protocol: row.protocol as SessionProtocol,
@@ -254,6 +268,7 @@ export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: s
     issues: isFinal(row.status) ? [] : issues,
     links: { terms: settings.termsUrl ?? `${baseUrl}/pages/terms`, privacy: settings.privacyUrl ?? `${baseUrl}/pages/privacy` },
     platform: asObject<Record<string, unknown>>(row.platform),
+    pendingPayment,
     orderId: row.orderId,
     expiresAt: row.expiresAt,
     createdAt: row.createdAt,
@@ -291,25 +306,28 @@ const PROTOCOL_CHECKOUT: CheckoutSetup = { payments: manualPaymentProvider, emai
 
 /**
  * `payments` says what the order records of a payment the protocol already took (ACP: the Stripe PaymentIntent of
- * the agent's SharedPaymentToken); left out, the order records none.
+ * the agent's SharedPaymentToken); left out, the order records none. `email`, given when the buyer completes on the
+ * storefront, sends the order's confirmation at once (with how to pay), as a storefront checkout does.
  */
 export async function completeSession(
   tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date(), payments: PaymentProvider = manualPaymentProvider,
+  email: CheckoutSetup['email'] = PROTOCOL_CHECKOUT.email,
 ) {
   const before = await lockChangeable(tx, owner, id, protocol, now);
   const view = await viewSession(tx, before, baseUrl, now);
   const problem = notReady(view);
   if (problem) throw problem;
   const cartId = newId();
-  await queryRows(tx, Prisma.sql`INSERT INTO "Cart" (id, "apiKeyId", status, "createdAt", "updatedAt") VALUES (${cartId}, ${owner.keyId}, 'open', ${now}, ${now})`);
+  // The cart and its lines in one statement (the lines' foreign key is checked at its end, when the cart is there).
   await queryRows(tx, Prisma.sql`
+    WITH cart AS (INSERT INTO "Cart" (id, "apiKeyId", status, "createdAt", "updatedAt") VALUES (${cartId}, ${owner.keyId}, 'open', ${now}, ${now}))
     INSERT INTO "CartItem" (id, "cartId", "productId", "variantId", quantity)
     SELECT i.id, ${cartId}, v."productId", v.id, i.quantity
     FROM unnest(${view.lines.map(() => newId())}::text[], ${view.lines.map((l) => l.variantId)}::text[], ${view.lines.map((l) => l.quantity)}::bigint[]) AS i(id, "variantId", quantity)
-    JOIN "ProductVariant" v ON v.id = i."variantId"`);
+    JOIN "ProductVariant" v ON v.id = i."variantId"`, { prepareAs: 'session_cart' });
   const channel: OrderChannel = protocol;
   const buyer: Buyer = { keyId: owner.keyId, agentName: owner.agentName, channel, sessionId: id };
-  const placed = await placeOrder(tx, buyer, cartId, contactOf(view.buyer ?? {}, view.fulfillment.address ?? {}), view.discounts.applied.map((a) => a.code), { ...PROTOCOL_CHECKOUT, payments });
+  const placed = await placeOrder(tx, buyer, cartId, contactOf(view.buyer ?? {}, view.fulfillment.address ?? {}), view.discounts.applied.map((a) => a.code), { payments, email });
   // placeOrder's statement is the write's last; the session's completion joins it (deferWrite), so it commits with the order.
   await deferWrite(tx, {
     name: 'complete_session',
