@@ -10,7 +10,7 @@ import {
 import { plainJson } from '../domain/json-snapshot.ts';
 import { priceOrderParts, type DiscountTerms } from '../domain/pricing.ts';
 import { AppError } from '../errors.ts';
-import { Prisma, type CheckoutSession } from '../generated/prisma/client.ts';
+import { Prisma, type CheckoutSession, type ShopSettings } from '../generated/prisma/client.ts';
 import { toJsonValue } from '../db/json-value.ts';
 import { placeOrder, type Buyer, type CheckoutSetup, type Contact, type OrderChannel } from './checkout.ts';
 import { manualPaymentProvider, type PaymentProvider } from '../domain/payment.ts';
@@ -93,22 +93,16 @@ function nextLines(current: readonly SessionLine[], input: NonNullable<SessionCh
 /** Creates a session owned by the caller, expiring after the default TTL. */
 export async function createSession(tx: Tx, owner: SessionOwner, protocol: SessionProtocol, changes: SessionChanges, now = new Date()): Promise<CheckoutSession> {
   const lines = nextLines([], changes.lines ?? []);
-  return tx.checkoutSession.create({
-    data: {
-      id: `${protocol === 'ucp' ? 'chk' : 'cs'}_${newId()}`,
-      apiKeyId: owner.keyId,
-      protocol,
-      status: 'incomplete',
-      lines,
-      buyer: toJsonValue(changes.buyer ?? null),
-      fulfillment: toJsonValue(changes.fulfillment ?? null),
-      discountCodes: [...new Set((changes.discountCodes ?? []).map(normalizeCode))],
-      platform: toJsonValue(changes.platform ?? null),
-      expiresAt: expiryOf(now),
-      createdAt: now,
-      updatedAt: now,
-    },
-  });
+  const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+  // One statement of hand-written SQL: a session is created on every checkout a platform starts (docs/performance.md).
+  const [row] = await queryRows<CheckoutSession>(tx, Prisma.sql`
+    INSERT INTO "CheckoutSession" (id, "apiKeyId", protocol, status, lines, buyer, fulfillment, "discountCodes", platform, "expiresAt", "createdAt", "updatedAt")
+    VALUES (${`${protocol === 'ucp' ? 'chk' : 'cs'}_${newId()}`}, ${owner.keyId}, ${protocol}, 'incomplete', ${JSON.stringify(lines)}::jsonb,
+            ${json(changes.buyer)}::jsonb, ${json(changes.fulfillment)}::jsonb, ${[...new Set((changes.discountCodes ?? []).map(normalizeCode))]}::text[],
+            ${json(changes.platform)}::jsonb, ${expiryOf(now)}, ${now}, ${now})
+    RETURNING *`, { prepareAs: 'create_checkout_session' });
+  if (!row) throw new Error('the checkout session was not created');
+  return row;
 }
 
 /** The caller's session; another platform's is reported as missing, so session ids reveal nothing. */
@@ -185,10 +179,38 @@ export async function escalateSession(
   return { before, after };
 }
 
-const VARIANTS_SQL = (ids: string[]) => Prisma.sql`
-  SELECT v.id, v."productId", v.sku, p.name, p.slug, v."optionValues", v."priceDkk", v.stock, v."trackStock", v."allowBackorder",
+/** What a session's view needs of the shop's settings. */
+type SessionSettings = Pick<ShopSettings, 'currency' | 'termsUrl' | 'privacyUrl' | 'shippingFeeDkk' | 'freeShippingThresholdDkk' | 'vatRateBasisPoints'>;
+type PricingRow = SessionSettings & { [K in keyof VariantRow]: VariantRow[K] | null };
+
+/**
+ * The shop's settings and the session's variants in one statement (every read and write of a session prices it,
+ * so this is a round trip each of them saves): a row per variant found, or one row of settings alone. No row when
+ * the settings row does not exist yet.
+ */
+const PRICING_SQL = (ids: string[]) => Prisma.sql`
+  SELECT s.currency, s."termsUrl", s."privacyUrl", s."shippingFeeDkk", s."freeShippingThresholdDkk", s."vatRateBasisPoints",
+         v.id, v."productId", v.sku, p.name, p.slug, v."optionValues", v."priceDkk", v.stock, v."trackStock", v."allowBackorder",
          coalesce(v."deletedAt", p."deletedAt") AS "deletedAt", coalesce(v.images[1], p.images[1]) AS image
-  FROM "ProductVariant" v JOIN "Product" p ON p.id = v."productId" WHERE v.id = ANY (${ids}::text[])`;
+  FROM "ShopSettings" s
+  LEFT JOIN ("ProductVariant" v JOIN "Product" p ON p.id = v."productId") ON v.id = ANY (${ids}::text[])
+  WHERE s.id = 1`;
+
+/** A row of PRICING_SQL that found a variant (the left join's columns are null together, so the id says it). */
+const isVariant = (r: PricingRow): r is PricingRow & VariantRow => r.id !== null;
+
+async function settingsAndVariants(db: DbClient, ids: string[]): Promise<{ settings: SessionSettings; variants: VariantRow[] }> {
+  let rows = await queryRows<PricingRow>(db, PRICING_SQL(ids), { prepareAs: 'session_pricing' });
+  // A shop that has never saved its settings: loadSettings makes the row with its defaults, once.
+  if (rows.length === 0) {
+    await loadSettings(db);
+    rows = await queryRows<PricingRow>(db, PRICING_SQL(ids), { prepareAs: 'session_pricing' });
+  }
+  const [first] = rows;
+  if (!first) throw new Error('the shop settings row could not be read');
+  const variants = rows.filter(isVariant);
+  return { settings: first, variants };
+}
 
 const isHttpUrl = (s: string | null) => s !== null && /^https?:\/\//.test(s);
 
@@ -199,9 +221,8 @@ const isHttpUrl = (s: string | null) => s !== null && /^https?:\/\//.test(s);
  */
 export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: string, now = new Date()): Promise<SessionView> {
   const stored = asLines(row.lines);
-  const [settings, variants, codes] = await Promise.all([
-    loadSettings(db),
-    stored.length === 0 ? Promise.resolve([]) : queryRows<VariantRow>(db, VARIANTS_SQL(stored.map((l) => l.variantId))),
+  const [{ settings, variants }, codes] = await Promise.all([
+    settingsAndVariants(db, stored.map((l) => l.variantId)),
     row.discountCodes.length === 0 ? Promise.resolve([]) : db.discountCode.findMany({ where: { code: { in: row.discountCodes } } }),
   ]);
   const byId = new Map(variants.map((v) => [v.id, v]));
