@@ -14,7 +14,8 @@ import { parseIdempotencyKey } from '../registry/idempotency.ts';
 import { invokeTool, type InvokeDeps } from '../registry/invoke-tool.ts';
 import { insufficientScope } from '../registry/scopes.ts';
 import { findSession, viewSession } from '../services/checkout-sessions.ts';
-import { chargeSharedToken, refundSharedTokenCharge } from '../services/payments.ts';
+import { refundUnlessRetried } from '../services/agent-payments.ts';
+import { chargeSharedToken } from '../services/payments.ts';
 import { loadSettings } from '../services/settings.ts';
 import { fromFastifyError, problemInstance } from './problem.ts';
 import type { Limiters } from './rate-limit.ts';
@@ -153,12 +154,8 @@ export function registerAcpRoutes(app: FastifyInstance, opts: AcpRouteDeps): voi
       try {
         return await call(req, reply, completeOperation(deps.db, { intentId: charge.intentId, amount: view.totals.total }), { id: row.id, body });
       } catch (err) {
-        // The order was not placed: the money goes back, unless the same request still runs (it may place it) or
-        // the failure is the service's own (5xx): a retry with the same key completes with the same payment.
-        const running = err instanceof AppError && (err.code === 'idempotency_in_progress' || err.status >= 500);
-        if (!running && err instanceof AppError) {
-          await refundSharedTokenCharge(config, charge.intentId).catch((e: unknown) => req.log.warn({ err: e, intent: charge.intentId }, 'refund of an ACP payment failed'));
-        }
+        // The order was not placed: the money goes back unless a retry can still use it.
+        await refundUnlessRetried(config, charge.intentId, err, req.log);
         throw err;
       }
     });

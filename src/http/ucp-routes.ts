@@ -129,9 +129,11 @@ export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): voi
       const t = tool(name);
       // Fetched (and cached) before the write's transaction opens, so the handler's look-up finds it at hand.
       if (t.write) await platformOf(config, profile);
+      // The key goes into the binding's metadata as over MCP: a payment handler names its own call to the PSP by it.
+      const key = t.write ? idempotencyKey(req) : undefined;
       const { replayed, ...outcome } = await invokeTool(deps, {
-        tool: t, body: { meta: { 'ucp-agent': { profile } }, ...input }, principal: req.principal, requestId: req.id, clientAddress: req.ip, log: req.log,
-        idempotencyKey: t.write ? idempotencyKey(req) : undefined, countToolCall: (n, l) => count(req, limiters.tool(n, l)),
+        tool: t, body: { meta: { 'ucp-agent': { profile }, ...(key ? { 'idempotency-key': key } : {}) }, ...input }, principal: req.principal, requestId: req.id,
+        clientAddress: req.ip, log: req.log, idempotencyKey: key, countToolCall: (n, l) => count(req, limiters.tool(n, l)),
       });
       if (replayed) reply.header('Idempotent-Replayed', 'true');
       const requestId = req.headers['request-id'];

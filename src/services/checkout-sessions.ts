@@ -4,14 +4,14 @@
 import { queryRows, deferWrite, type Db, type DbClient, type Tx } from '../db/client.ts';
 import { newId } from '../db/ids.ts';
 import {
-  ADDRESS_LABELS, expiryOf, isExpired, isFinal, missingAddressFields, openStatus,
+  ADDRESS_LABELS, ESCALATION_PATH, escalationIssue, expiryOf, isExpired, isFinal, missingAddressFields, openStatus, type PendingPayment,
   type SessionAddress, type SessionBuyer, type SessionFulfillment, type SessionIssue, type SessionLine, type SessionProtocol, type SessionStatus,
 } from '../domain/checkout-session.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
 import { priceOrderParts, type DiscountTerms, type PricingSettings } from '../domain/pricing.ts';
 import { shippingOptions, STANDARD_OPTION_ID, type ShippingOption } from '../domain/shipping-options.ts';
 import { AppError } from '../errors.ts';
-import { Prisma, type CheckoutSession } from '../generated/prisma/client.ts';
+import { Prisma, type CheckoutSession, type ShopSettings } from '../generated/prisma/client.ts';
 import { toJsonValue } from '../db/json-value.ts';
 import { placeOrder, type Buyer, type CheckoutSetup, type Contact, type OrderChannel } from './checkout.ts';
 import { manualPaymentProvider, type PaymentProvider } from '../domain/payment.ts';
@@ -54,6 +54,8 @@ export type SessionView = {
   issues: SessionIssue[];
   links: { terms: string; privacy: string };
   platform: Record<string, unknown> | null;
+  /** The payment waiting for the buyer's authentication, while the session is in requires_escalation for it. */
+  pendingPayment: PendingPayment | null;
   orderId: string | null;
   expiresAt: Date;
   createdAt: Date;
@@ -92,22 +94,16 @@ function nextLines(current: readonly SessionLine[], input: NonNullable<SessionCh
 /** Creates a session owned by the caller, expiring after the default TTL. */
 export async function createSession(tx: Tx, owner: SessionOwner, protocol: SessionProtocol, changes: SessionChanges, now = new Date()): Promise<CheckoutSession> {
   const lines = nextLines([], changes.lines ?? []);
-  return tx.checkoutSession.create({
-    data: {
-      id: `${protocol === 'ucp' ? 'chk' : 'cs'}_${newId()}`,
-      apiKeyId: owner.keyId,
-      protocol,
-      status: 'incomplete',
-      lines,
-      buyer: toJsonValue(changes.buyer ?? null),
-      fulfillment: toJsonValue(changes.fulfillment ?? null),
-      discountCodes: [...new Set((changes.discountCodes ?? []).map(normalizeCode))],
-      platform: toJsonValue(changes.platform ?? null),
-      expiresAt: expiryOf(now),
-      createdAt: now,
-      updatedAt: now,
-    },
-  });
+  const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+  // One statement of hand-written SQL: a session is created on every checkout a platform starts (docs/performance.md).
+  const [row] = await queryRows<CheckoutSession>(tx, Prisma.sql`
+    INSERT INTO "CheckoutSession" (id, "apiKeyId", protocol, status, lines, buyer, fulfillment, "discountCodes", platform, "expiresAt", "createdAt", "updatedAt")
+    VALUES (${`${protocol === 'ucp' ? 'chk' : 'cs'}_${newId()}`}, ${owner.keyId}, ${protocol}, 'incomplete', ${JSON.stringify(lines)}::jsonb,
+            ${json(changes.buyer)}::jsonb, ${json(changes.fulfillment)}::jsonb, ${[...new Set((changes.discountCodes ?? []).map(normalizeCode))]}::text[],
+            ${json(changes.platform)}::jsonb, ${expiryOf(now)}, ${now}, ${now})
+    RETURNING *`, { prepareAs: 'create_checkout_session' });
+  if (!row) throw new Error('the checkout session was not created');
+  return row;
 }
 
 /** The caller's session; another platform's is reported as missing, so session ids reveal nothing. */
@@ -117,11 +113,13 @@ export async function findSession(db: DbClient, owner: SessionOwner, id: string,
   return row;
 }
 
-/** The session locked for a change, which it must still accept (not completed, canceled or expired). */
+/**
+ * The session locked for a change, which it must still accept (not completed, canceled or expired): locked and
+ * read in one statement (a completion's round trips are what a session's speed is made of, docs/performance.md).
+ */
 async function lockChangeable(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date): Promise<CheckoutSession> {
-  const [locked] = await queryRows<{ id: string }>(tx, Prisma.sql`SELECT id FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE`);
-  if (!locked) throw new AppError('not_found', `No checkout session with id "${id}".`);
-  const row = await findSession(tx, owner, id, protocol);
+  const [row] = await queryRows<CheckoutSession>(tx, Prisma.sql`SELECT * FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE`, { prepareAs: 'lock_checkout_session' });
+  if (!row || row.apiKeyId !== owner.keyId || row.protocol !== protocol) throw new AppError('not_found', `No checkout session with id "${id}".`);
   if (isFinal(row.status)) throw new AppError('checkout_session_closed', `Checkout session "${id}" is ${row.status} and cannot change.`);
   if (isExpired(row.expiresAt, now)) throw new AppError('checkout_session_closed', `Checkout session "${id}" expired at ${row.expiresAt.toISOString()}.`);
   return row;
@@ -138,8 +136,10 @@ export async function updateSession(tx: Tx, owner: SessionOwner, id: string, pro
       ...(changes.fulfillment !== undefined ? { fulfillment: toJsonValue(changes.fulfillment) } : {}),
       ...(changes.discountCodes !== undefined ? { discountCodes: [...new Set(changes.discountCodes.map(normalizeCode))] } : {}),
       ...(changes.platform !== undefined ? { platform: toJsonValue(changes.platform) } : {}),
-      // Any change re-opens a session that was sent to the buyer for escalation: the platform tries again.
+      // Any change re-opens a session that was sent to the buyer for escalation: the platform tries again, and a
+      // payment that waited for the buyer's authentication is left behind (it was for the session as it was).
       status: 'incomplete',
+      pendingPayment: Prisma.DbNull,
       updatedAt: now,
     },
   });
@@ -153,9 +153,12 @@ export async function cancelSession(tx: Tx, owner: SessionOwner, id: string, pro
   return { before, after };
 }
 
-/** Why a session cannot be completed as it stands (its first stock problem, or everything it lacks), if anything. */
-function notReady(view: SessionView): AppError | null {
-  const blocking = view.issues.filter((i) => i.type === 'error');
+/**
+ * Why a session cannot be completed as it stands (its first stock problem, or everything it lacks), if anything. The
+ * escalation's own message is not such a gap: it says the buyer is to pay, which a completion does.
+ */
+export function notReady(view: SessionView): AppError | null {
+  const blocking = view.issues.filter((i) => i.type === 'error' && i.path !== ESCALATION_PATH);
   if (blocking.length === 0) return null;
   const stock = blocking.find((i) => i.code === 'out_of_stock' || i.code === 'item_unavailable');
   if (stock) return new AppError('out_of_stock', stock.content);
@@ -163,21 +166,52 @@ function notReady(view: SessionView): AppError | null {
 }
 
 /**
- * Marks a ready session as needing the buyer on the merchant's own page (no payment handler could take the
- * payment); a session that is not ready answers as a completion would.
+ * Marks a ready session as needing the buyer: on the merchant's own page (no payment handler could take the
+ * payment), or at the bank for the authentication of `pending`; a session that is not ready answers as a completion
+ * would.
  */
-export async function escalateSession(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date()) {
+export async function escalateSession(
+  tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date(), pending: PendingPayment | null = null,
+) {
   const before = await lockChangeable(tx, owner, id, protocol, now);
   const problem = notReady(await viewSession(tx, before, baseUrl, now));
   if (problem) throw problem;
-  const after = await tx.checkoutSession.update({ where: { id }, data: { status: 'requires_escalation', updatedAt: now } });
+  const after = await tx.checkoutSession.update({ where: { id }, data: { status: 'requires_escalation', pendingPayment: toJsonValue(pending), updatedAt: now } });
   return { before, after };
 }
 
-const VARIANTS_SQL = (ids: string[]) => Prisma.sql`
-  SELECT v.id, v."productId", v.sku, p.name, p.slug, v."optionValues", v."priceDkk", v.stock, v."trackStock", v."allowBackorder",
+/** What a session's view needs of the shop's settings. */
+type SessionSettings = Pick<ShopSettings, 'currency' | 'termsUrl' | 'privacyUrl' | 'shippingFeeDkk' | 'freeShippingThresholdDkk' | 'vatRateBasisPoints'>;
+type PricingRow = SessionSettings & { [K in keyof VariantRow]: VariantRow[K] | null };
+
+/**
+ * The shop's settings and the session's variants in one statement (every read and write of a session prices it,
+ * so this is a round trip each of them saves): a row per variant found, or one row of settings alone. No row when
+ * the settings row does not exist yet.
+ */
+const PRICING_SQL = (ids: string[]) => Prisma.sql`
+  SELECT s.currency, s."termsUrl", s."privacyUrl", s."shippingFeeDkk", s."freeShippingThresholdDkk", s."vatRateBasisPoints",
+         v.id, v."productId", v.sku, p.name, p.slug, v."optionValues", v."priceDkk", v.stock, v."trackStock", v."allowBackorder",
          coalesce(v."deletedAt", p."deletedAt") AS "deletedAt", coalesce(v.images[1], p.images[1]) AS image
-  FROM "ProductVariant" v JOIN "Product" p ON p.id = v."productId" WHERE v.id = ANY (${ids}::text[])`;
+  FROM "ShopSettings" s
+  LEFT JOIN ("ProductVariant" v JOIN "Product" p ON p.id = v."productId") ON v.id = ANY (${ids}::text[])
+  WHERE s.id = 1`;
+
+/** A row of PRICING_SQL that found a variant (the left join's columns are null together, so the id says it). */
+const isVariant = (r: PricingRow): r is PricingRow & VariantRow => r.id !== null;
+
+async function settingsAndVariants(db: DbClient, ids: string[]): Promise<{ settings: SessionSettings; variants: VariantRow[] }> {
+  let rows = await queryRows<PricingRow>(db, PRICING_SQL(ids), { prepareAs: 'session_pricing' });
+  // A shop that has never saved its settings: loadSettings makes the row with its defaults, once.
+  if (rows.length === 0) {
+    await loadSettings(db);
+    rows = await queryRows<PricingRow>(db, PRICING_SQL(ids), { prepareAs: 'session_pricing' });
+  }
+  const [first] = rows;
+  if (!first) throw new Error('the shop settings row could not be read');
+  const variants = rows.filter(isVariant);
+  return { settings: first, variants };
+}
 
 const isHttpUrl = (s: string | null) => s !== null && /^https?:\/\//.test(s);
 
@@ -198,9 +232,8 @@ const shippingAt = (pricing: PricingSettings, option: ShippingOption): PricingSe
  */
 export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: string, now = new Date()): Promise<SessionView> {
   const stored = asLines(row.lines);
-  const [settings, variants, codes, rates] = await Promise.all([
-    loadSettings(db),
-    stored.length === 0 ? Promise.resolve([]) : queryRows<VariantRow>(db, VARIANTS_SQL(stored.map((l) => l.variantId))),
+  const [{ settings, variants }, codes, rates] = await Promise.all([
+    settingsAndVariants(db, stored.map((l) => l.variantId)),
     row.discountCodes.length === 0 ? Promise.resolve([]) : db.discountCode.findMany({ where: { code: { in: row.discountCodes } } }),
     db.shippingRate.findMany(),
   ]);
@@ -259,6 +292,8 @@ export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: s
   const expired = !isFinal(row.status) && isExpired(row.expiresAt, now);
   if (expired) issues.push({ type: 'error', code: 'expired', path: '', content: `The checkout expired at ${row.expiresAt.toISOString()}.`, severity: 'unrecoverable' });
   const status: SessionStatus = isFinal(row.status) ? (row.status as SessionStatus) : expired ? 'canceled' : openStatus(issues, row.status);
+  const pendingPayment = status === 'requires_escalation' ? asObject<PendingPayment>(row.pendingPayment) : null;
+  if (status === 'requires_escalation') issues.push(escalationIssue(pendingPayment));
   return {
     id: row.id,
     protocol: row.protocol as SessionProtocol,
@@ -272,6 +307,7 @@ export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: s
     issues: isFinal(row.status) ? [] : issues,
     links: { terms: settings.termsUrl ?? `${baseUrl}/pages/terms`, privacy: settings.privacyUrl ?? `${baseUrl}/pages/privacy` },
     platform: asObject<Record<string, unknown>>(row.platform),
+    pendingPayment,
     orderId: row.orderId,
     expiresAt: row.expiresAt,
     createdAt: row.createdAt,
@@ -309,27 +345,30 @@ const PROTOCOL_CHECKOUT: CheckoutSetup = { payments: manualPaymentProvider, emai
 
 /**
  * `payments` says what the order records of a payment the protocol already took (ACP: the Stripe PaymentIntent of
- * the agent's SharedPaymentToken); left out, the order records none.
+ * the agent's SharedPaymentToken); left out, the order records none. `email`, given when the buyer completes on the
+ * storefront, sends the order's confirmation at once (with how to pay), as a storefront checkout does.
  */
 export async function completeSession(
   tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date(), payments: PaymentProvider = manualPaymentProvider,
+  email: CheckoutSetup['email'] = PROTOCOL_CHECKOUT.email,
 ) {
   const before = await lockChangeable(tx, owner, id, protocol, now);
   const view = await viewSession(tx, before, baseUrl, now);
   const problem = notReady(view);
   if (problem) throw problem;
   const cartId = newId();
-  await queryRows(tx, Prisma.sql`INSERT INTO "Cart" (id, "apiKeyId", status, "createdAt", "updatedAt") VALUES (${cartId}, ${owner.keyId}, 'open', ${now}, ${now})`);
+  // The cart and its lines in one statement (the lines' foreign key is checked at its end, when the cart is there).
   await queryRows(tx, Prisma.sql`
+    WITH cart AS (INSERT INTO "Cart" (id, "apiKeyId", status, "createdAt", "updatedAt") VALUES (${cartId}, ${owner.keyId}, 'open', ${now}, ${now}))
     INSERT INTO "CartItem" (id, "cartId", "productId", "variantId", quantity)
     SELECT i.id, ${cartId}, v."productId", v.id, i.quantity
     FROM unnest(${view.lines.map(() => newId())}::text[], ${view.lines.map((l) => l.variantId)}::text[], ${view.lines.map((l) => l.quantity)}::bigint[]) AS i(id, "variantId", quantity)
-    JOIN "ProductVariant" v ON v.id = i."variantId"`);
+    JOIN "ProductVariant" v ON v.id = i."variantId"`, { prepareAs: 'session_cart' });
   const channel: OrderChannel = protocol;
   const buyer: Buyer = { keyId: owner.keyId, agentName: owner.agentName, channel, sessionId: id };
   const option = view.fulfillment.options.find((o) => o.id === view.fulfillment.optionId);
   const placed = await placeOrder(tx, buyer, cartId, contactOf(view.buyer ?? {}, view.fulfillment.address ?? {}), view.discounts.applied.map((a) => a.code), {
-    ...PROTOCOL_CHECKOUT, payments, shippingDkk: option?.amount,
+    payments, email, shippingDkk: option?.amount,
   });
   // The order keeps what the buyer chose to ship with, as it was titled then (the order's delivery description).
   const kept: SessionFulfillment = { destinationId: view.fulfillment.destinationId, address: view.fulfillment.address, optionId: view.fulfillment.optionId, ...(option ? { optionTitle: option.title } : {}) };

@@ -116,6 +116,16 @@ const en = {
   noServices: 'No services are offered at the moment.',
   featuredProducts: 'Featured products',
   categories: 'Categories',
+  // A shopping assistant's checkout, paid on its page (src/storefront/protocol-checkout-routes.ts)
+  sessionTitle: 'Complete your purchase',
+  sessionIntro: 'Your shopping assistant prepared this purchase. Check it, then pay here.',
+  sessionPayStripe: 'You pay on Stripe’s secure payment page.',
+  sessionPayManual: 'After you place the order, you get the payment details by e-mail.',
+  sessionIncomplete: 'This purchase is not ready yet. Go back to your shopping assistant to finish it.',
+  sessionClosed: 'This purchase was cancelled or has expired. Ask your shopping assistant to start again.',
+  sessionCompleted: 'This purchase is complete.',
+  sessionBankCheck: 'Your bank is confirming the payment. Go back to your shopping assistant to finish the purchase.',
+  sessionViewOrder: 'See your order',
 };
 
 export type Messages = typeof en;
@@ -232,6 +242,15 @@ const da: Messages = {
   noServices: 'Der tilbydes ingen ydelser i øjeblikket.',
   featuredProducts: 'Udvalgte produkter',
   categories: 'Kategorier',
+  sessionTitle: 'Gennemfør dit køb',
+  sessionIntro: 'Din indkøbsassistent har forberedt dette køb. Tjek det, og betal her.',
+  sessionPayStripe: 'Du betaler på Stripes sikre betalingsside.',
+  sessionPayManual: 'Når du har afgivet bestillingen, får du betalingsoplysningerne pr. e-mail.',
+  sessionIncomplete: 'Købet er ikke klar endnu. Gå tilbage til din indkøbsassistent for at gøre det færdigt.',
+  sessionClosed: 'Købet er annulleret eller udløbet. Bed din indkøbsassistent om at starte forfra.',
+  sessionCompleted: 'Købet er gennemført.',
+  sessionBankCheck: 'Din bank bekræfter betalingen. Gå tilbage til din indkøbsassistent for at gøre købet færdigt.',
+  sessionViewOrder: 'Se din ordre',
 };
 
 const CATALOGUES: Record<string, Messages> = { en, da };

@@ -143,7 +143,8 @@ describe('complete', () => {
     const c = await create(createBody([[ROSES, 1]], true));
     const escalated = checkout(await ucp(ctx.t, ctx.p, 'POST', `/ucp/checkout-sessions/${c.id}/complete`, paymentWith('tok', 'com.example.wallet')));
     expect(escalated.status).toBe('requires_escalation');
-    expect(escalated.continue_url).toMatch(new RegExp(`/checkout/ucp/${c.id}$`));
+    expect(escalated.continue_url).toMatch(new RegExp(`/checkout/ucp/${c.id}/[A-Za-z0-9_-]{43}$`));
+    expect(escalated.messages).toEqual([expect.objectContaining({ type: 'error', code: 'payment_required', severity: 'requires_buyer_input' })]);
     expect(await ctx.t.db.order.count({ where: { acpSessionId: c.id } })).toBe(0);
   });
 
