@@ -15,10 +15,11 @@ let worker: DeliveryWorker;
 let operator: string;
 const receivers: LocalServer[] = [];
 
-/** The platform's receiver: answers as the protocol's webhook API does (200 {received: true}). */
-async function receiver(): Promise<LocalServer> {
+/** The platform's receiver: answers as the protocol's webhook API does (200 {received: true}), or `status(n)` for the n-th request. */
+async function receiver(status: (n: number) => number = () => 200): Promise<LocalServer> {
+  let n = 0;
   const server = await startLocalServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
+    res.writeHead(status(++n), { 'content-type': 'application/json' });
     res.end('{"received":true}');
   });
   receivers.push(server);
@@ -55,7 +56,8 @@ async function waitFor(server: LocalServer, where: (e: { type: string; data: { s
 }
 
 beforeAll(async () => {
-  w = await acpWorld();
+  // Retries come after 1 s here (the default schedule starts at 5 s), so a retried delivery is seen quickly.
+  w = await acpWorld({ env: { WEBHOOK_RETRY_SCHEDULE: '1s,1s' } });
   operator = await w.t.key(['settings:write', 'settings:read', 'orders:read', 'customer:read', 'orders:write']);
   worker = startDeliveryWorker({ db: w.t.db, config: w.t.config, log: w.t.app.log, fetch: serviceSafeFetch(w.t.config), secrets: w.t.secrets });
 });
@@ -111,6 +113,22 @@ describe('ACP order webhooks', () => {
     expect(theirs.requests).toEqual([]);
     const listed = await w.t.call('webhooks.list_deliveries', { endpointId: endpoint.id, status: 'succeeded' }, operator);
     expect(listed.json().result.deliveries.map((d: { eventType: string }) => d.eventType)).toEqual(expect.arrayContaining(['order.created', 'order.status_changed']));
+  }, 30_000);
+
+  it('retries a refused delivery on the schedule of every webhook, with the same Request-Id and a fresh signature', async () => {
+    const platform = await w.t.key(['checkout:agent']);
+    const flaky = await receiver((n) => (n === 1 ? 401 : 200));
+    const { endpoint, secret } = await register(`${flaky.origin}/retry`, platform, ['order.created']);
+    const s = session(await acp(w, 'POST', '/acp/checkout_sessions', createBody([['item_456', 1]], true), { key: platform }), 201);
+    session(await acp(w, 'POST', `/acp/checkout_sessions/${s.id}/complete`, payWith('spt_test_retry'), { key: platform }));
+    for (let i = 0; i < 500 && flaky.requests.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    const [first, second] = flaky.requests;
+    expect(second, 'the retry').toBeDefined();
+    expect(second.headers['request-id']).toBe(first.headers['request-id']);
+    expect(second.body).toBe(first.body);
+    expect(signedWith(second, secret)).toBe(true);
+    const [delivery] = (await w.t.call('webhooks.list_deliveries', { endpointId: endpoint.id }, operator)).json().result.deliveries;
+    expect(delivery.attempts.map((a: { statusCode: number }) => a.statusCode)).toEqual([401, 200]);
   }, 30_000);
 
   it('refuses an ACP endpoint for a key without checkout:agent, or for other events than orders', async () => {
