@@ -4,9 +4,11 @@ import { fileURLToPath } from 'node:url';
 
 // The images that ship with the service (assets/images/: the demo's product, page and service pictures, drawn by
 // scripts/draw-demo-images.ts, CC0). Each is served at a path with a hash of its bytes, /assets/images/<name>.<hash>.svg,
-// cached for a year as immutable: a changed picture is a new path. Read once, at start-up (about 100 KB).
+// cached for a year as immutable: a changed picture is a new path. Read once, on first use (about 100 KB): the
+// storefront serves them, the demo seed names them, and the image fields of products, variants, services and layouts
+// accept exactly these paths besides https URLs (src/domain/image-url.ts, src/schemas/web.ts).
 
-/** From src/storefront/ and from the bundle at .build/src/ alike (scripts/build.mjs keeps the depth). */
+/** From src/assets/ and from the bundles at .build/src/ and .build/cli/ alike (scripts/build.mjs keeps the depth). */
 const DIRECTORY = fileURLToPath(new URL('../../assets/images/', import.meta.url));
 export const IMAGE_ASSETS_PREFIX = '/assets/images/';
 

@@ -1,17 +1,15 @@
-/**
- * The site path of an image that ships with the service (assets/images/, served at a path with a hash of its bytes):
- * the demo's pictures. Layouts may name one as they name an https URL.
- */
-export const BUNDLED_IMAGE_PATH = /^\/assets\/images\/[a-z0-9-]+\.[0-9a-f]{12}\.svg$/;
+import { isBundledImagePath } from '../assets/images.ts';
 
 /**
- * Whether an image URL may be attached to a product. The service never fetches it, but
+ * Whether an image URL may be attached to a product or named by a layout. The site path of an image that ships with
+ * the service (/assets/images/<name>.<hash>.svg, the demo's pictures) is accepted as it is, but only one the service
+ * really serves (any other path, or an older hash, would be a broken image). Otherwise the service never fetches it, but
  * storefronts and agents will, so only public https URLs without credentials are accepted: no IP literals (that
  * covers 127.0.0.1, 169.254.169.254, [::1] and numeric forms such as 0x7f000001, which WHATWG URL parsing turns
  * into dotted IPv4), and no local-only host names.
  */
 export function checkImageUrl(raw: string): { ok: true; url: string } | { ok: false; reason: string } {
-  if (BUNDLED_IMAGE_PATH.test(raw)) return { ok: true, url: raw };
+  if (isBundledImagePath(raw)) return { ok: true, url: raw };
   let url: URL;
   try {
     url = new URL(raw);

@@ -77,17 +77,17 @@ export function renderEmail(kind: EmailKindName, order: EmailOrder, shop: EmailS
     if (order.carrier) rows.push([m.carrier, order.carrier]);
     if (order.trackingNumber) rows.push([m.trackingNumber, order.trackingNumber]);
     if (linkable(order.trackingUrl)) rows.push([m.trackingLink, order.trackingUrl, order.trackingUrl]);
-    blocks.push(rows.length > 0 ? { type: 'rows', heading: m.shipmentHeading, rows } : { type: 'paragraph', text: m.noTracking });
+    blocks.push(rows.length > 0 ? { type: 'rows', heading: m.shipment, rows } : { type: 'paragraph', text: m.noTracking });
   }
   blocks.push({ type: 'rows', heading: m.orderNumber, rows: [[m.orderNumber, order.id], [m.orderDate, date]] });
   const totals: [string, string][] = [[m.subtotal, money(order.subtotalDkk)]];
-  if (order.discountDkk > 0) totals.push([m.discount(order.discountCode), money(-order.discountDkk)]);
+  if (order.discountDkk > 0) totals.push([m.discountWithCode(order.discountCode), money(-order.discountDkk)]);
   totals.push([m.shipping, money(order.shippingDkk)], [m.total, money(order.totalDkk)]);
   if (order.vatOere !== null) totals.push([m.vatIncluded, money(order.vatOere)]);
   blocks.push(
     {
       type: 'items',
-      heading: m.itemsHeading,
+      heading: m.yourOrder,
       lines: order.items.map((i) => ({
         name: i.productName,
         options: Object.entries(i.options).map(([name, value]) => `${name}: ${value}`).join(', '),
@@ -96,7 +96,7 @@ export function renderEmail(kind: EmailKindName, order: EmailOrder, shop: EmailS
       })),
       totals,
     },
-    { type: 'address', heading: m.shippingAddressHeading, lines: [order.shippingName, order.shippingAddress, `${order.shippingZip} ${order.shippingCity}`] },
+    { type: 'address', heading: m.deliveryAddress, lines: [order.shippingName, order.shippingAddress, `${order.shippingZip} ${order.shippingCity}`] },
     { type: 'paragraph', text: m.signOff(shop.name) },
   );
   const subject = kind === 'order_confirmation' ? m.confirmationSubject(shop.name, order.id) : m.shippingSubject(shop.name, order.id);

@@ -6,6 +6,7 @@ import { renderErrorPage } from './consent-page.ts';
 export function sendErrorPage(ctx: KoaContextWithOIDC, error: string, description: string | undefined): void {
   ctx.type = 'html';
   ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+  ctx.set('Content-Language', 'en');
   ctx.body = renderErrorPage(error, description);
 }
 

@@ -1,4 +1,6 @@
 import { escapeHtml } from '../http/docs-page.ts';
+import { CONSENT, languageOf, textLanguage } from '../i18n/catalogue.ts';
+import type { Scope } from '../registry/scopes.ts';
 
 /** No script at all; inline styles only. The page cannot be framed (clickjacking) and sends no referrer. */
 export const CONSENT_HEADERS = {
@@ -17,9 +19,11 @@ export type ConsentView = {
   clientName: string | null;
   redirectUri: string;
   resource: string;
-  scopes: { scope: string; words: string }[];
+  scopes: Scope[];
   /** The shop's name (settings), so the operator knows which shop they open up. */
   shopName: string;
+  /** The shop's language setting: the page's words come from its catalogue (src/i18n/). */
+  language: string;
   error?: string;
 };
 
@@ -39,8 +43,8 @@ code{overflow-wrap:anywhere}
 export type ClientDescription = {
   /** Where the answer goes: the host (or app URI scheme) of this request's redirect URI. */
   clientHost: string;
-  /** How the client identified itself, in words. */
-  clientKind: string;
+  /** The host of its client metadata document when it identified itself by one; null when it registered itself. */
+  documentHost: string | null;
   /** The host the client says it comes from: its client_id URL's, or the client_uri (or host-like name) it registered. */
   claimedHost: string | null;
   /** Hosts among its redirect URIs other than claimedHost: where it can send the operator's answer instead. */
@@ -68,16 +72,20 @@ export function describeClient(c: { clientId: string; clientName: string | null;
   const redirects = [c.redirectUri, ...c.redirectUris].filter((u) => URL.canParse(u)).map((u) => new URL(u));
   return {
     clientHost: redirects.length > 0 ? placeOf(redirects[0]) : c.clientId,
-    clientKind: byDocument ? `identified by its client metadata document on ${claimed?.host}` : 'registered itself with this shop; its identity is not verified',
+    documentHost: byDocument ? new URL(c.clientId).host : null,
     claimedHost: claimed?.host ?? null,
     elsewhere: claimed ? [...new Set(redirects.filter((u) => u.hostname !== claimed.hostname).map(placeOf))] : [],
   };
 }
 
-function page(title: string, body: string): string {
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+/** The page in the shop's language: `lang` names the language its text is in. */
+function page(language: string, title: string, body: string): string {
+  return `<!doctype html>\n<html lang="${escapeHtml(textLanguage(language))}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>\n${body}\n</main></body></html>\n`;
 }
+
+/** The words of the consent page and its answers in a shop language. */
+export const consentWords = (language: string) => CONSENT[languageOf(language)];
 
 /**
  * The operator's consent page. Everything the client declared is escaped; the client is named first by where the
@@ -85,40 +93,52 @@ function page(title: string, body: string): string {
  * about the redirect URIs.
  */
 export function renderConsentPage(v: ConsentView): string {
-  const declared = v.clientName ? ` calling itself “${escapeHtml(v.clientName)}”` : '';
-  const elsewhere = v.elsewhere.map(escapeHtml).join(' or ');
-  const warning =
-    v.claimedHost && v.elsewhere.length > 0
-      ? `<p class="warning" role="alert"><strong>This app will send you back to ${elsewhere}, not to ${escapeHtml(v.claimedHost)}.</strong>
-It says it comes from ${escapeHtml(v.claimedHost)}, but what you approve is handed to ${elsewhere}. Approve only if you trust ${elsewhere}.</p>\n`
-      : '';
+  const m = consentWords(v.language);
+  const e = escapeHtml;
+  const client = e(v.clientHost);
+  const shop = e(v.shopName);
+  const elsewhere = v.elsewhere.map(e).join(m.or);
+  const warning = v.claimedHost && v.elsewhere.length > 0 ? `<p class="warning" role="alert">${m.sendsElsewhere(elsewhere, e(v.claimedHost))}</p>\n` : '';
   const scopes = v.scopes
     .map(
-      (s, i) =>
-        `<div class="scope"><input type="checkbox" id="scope-${i}" name="scope" value="${escapeHtml(s.scope)}" checked> ` +
-        `<label for="scope-${i}">${escapeHtml(s.words)} <code>${escapeHtml(s.scope)}</code></label></div>`,
+      (scope, i) =>
+        `<div class="scope"><input type="checkbox" id="scope-${i}" name="scope" value="${e(scope)}" checked> ` +
+        `<label for="scope-${i}">${e(m.scopes[scope])} <code>${e(scope)}</code></label></div>`,
     )
     .join('\n');
+  const request = m.request({
+    client,
+    kind: v.documentHost === null ? m.selfRegistered : m.byDocument(e(v.documentHost)),
+    declared: v.clientName ? m.callingItself(e(v.clientName)) : '',
+    shop,
+    resource: e(v.resource),
+    redirect: e(v.redirectUri),
+  });
   return page(
-    `Connect ${v.clientHost} to ${v.shopName}`,
-    `<h1>Allow <strong>${escapeHtml(v.clientHost)}</strong> to use ${escapeHtml(v.shopName)}?</h1>
-${warning}<p>An application whose answer goes to <strong>${escapeHtml(v.clientHost)}</strong> (${escapeHtml(v.clientKind)})${declared} asks to act on your shop, ${escapeHtml(v.shopName)}, through
-<code>${escapeHtml(v.resource)}</code>. After your answer it is sent back to <code>${escapeHtml(v.redirectUri)}</code>.</p>
-${v.error ? `<p class="error" role="alert">${escapeHtml(v.error)}</p>` : ''}
-<form method="post" action="${escapeHtml(v.action)}">
-<input type="hidden" name="csrf_token" value="${escapeHtml(v.csrfToken)}">
-<fieldset><legend>It asks to</legend>
+    v.language,
+    m.title(v.clientHost, v.shopName),
+    `<h1>${m.heading(client, shop)}</h1>
+${warning}<p>${request}</p>
+${v.error ? `<p class="error" role="alert">${e(v.error)}</p>` : ''}
+<form method="post" action="${e(v.action)}">
+<input type="hidden" name="csrf_token" value="${e(v.csrfToken)}">
+<fieldset><legend>${m.asksTo}</legend>
 ${scopes}
 </fieldset>
-<label for="operator_key">Your operator API key</label>
+<label for="operator_key">${m.operatorKey}</label>
 <input type="password" id="operator_key" name="operator_key" autocomplete="off" spellcheck="false">
-<p class="muted">You can approve only what your key may do itself. Untick anything you do not want to allow. You can end this access at any time (<code>grants revoke</code> in the CLI).</p>
-<button class="approve" type="submit" name="decision" value="approve">Approve</button>
-<button class="deny" type="submit" name="decision" value="deny">Deny</button>
+<p class="muted">${m.keyHelp}</p>
+<button class="approve" type="submit" name="decision" value="approve">${m.approve}</button>
+<button class="deny" type="submit" name="decision" value="deny">${m.deny}</button>
 </form>`,
   );
 }
 
-export function renderErrorPage(error: string, description: string | undefined): string {
-  return page('Authorization failed', `<h1>Authorization failed</h1>\n<p><code>${escapeHtml(error)}</code></p>\n<p>${escapeHtml(description ?? '')}</p>`);
+/**
+ * A refused authorization request, in the shop's language when it is known (the consent routes), else English (the
+ * library's own errors, whose descriptions are English).
+ */
+export function renderErrorPage(error: string, description: string | undefined, language = 'en'): string {
+  const title = consentWords(language).failed;
+  return page(language, title, `<h1>${escapeHtml(title)}</h1>\n<p><code>${escapeHtml(error)}</code></p>\n<p>${escapeHtml(description ?? '')}</p>`);
 }

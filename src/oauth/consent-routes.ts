@@ -11,12 +11,12 @@ import type { Limiter } from '../http/rate-limit.ts';
 import { count } from '../http/request-guard.ts';
 import { isScope, type Scope } from '../registry/scopes.ts';
 import type { AuthorizationServer } from './authorization-server.ts';
-import { CONSENT_HEADERS, describeClient, renderConsentPage, renderErrorPage, type ConsentView } from './consent-page.ts';
+import { CONSENT_HEADERS, consentWords, describeClient, renderConsentPage, renderErrorPage, type ConsentView } from './consent-page.ts';
+import { textLanguage } from '../i18n/catalogue.ts';
 import { loadSettings } from '../services/settings.ts';
 import { recordGrant } from './grant-admin.ts';
 import { pinOrigin } from './request-origin.ts';
 import { INTERACTION_PATH } from './provider.ts';
-import { SCOPE_WORDS } from './scope-words.ts';
 
 const CSRF_COOKIE = 'oauth_csrf';
 /** Scopes with no shop permission behind them, passed through when a client asks for them. */
@@ -65,11 +65,12 @@ export function registerConsentRoutes(
       const found = await interactionOf(req, reply);
       if ('page' in found) return found.page;
       const { provider, interaction } = found;
+      const m = consentWords((await loadSettings(db)).language);
       if (!csrfMatches(req, first(form.csrf_token))) {
-        return renderPage(req, reply, provider, interaction, 403, 'This form expired or was not sent from this page. Please try again.');
+        return renderPage(req, reply, provider, interaction, 403, m.formExpired);
       }
       try {
-        const result = await decide(provider, interaction, form);
+        const result = await decide(provider, interaction, form, m);
         const returnTo = await provider.interactionResult(req.raw, reply.raw, result, { mergeWithLastSubmission: false });
         clearCsrfCookie(req, reply);
         return reply.redirect(returnTo, 303);
@@ -90,30 +91,33 @@ export function registerConsentRoutes(
     } catch {
       // Unknown, expired, or opened in another browser (the interaction cookie is missing): one answer for all.
     }
+    const { language } = await loadSettings(db);
     return {
       page: reply
         .code(400)
-        .headers(CONSENT_HEADERS)
-        .send(renderErrorPage('invalid_request', 'This authorization request has expired or belongs to another browser. Start again from the application.')),
+        .headers({ ...CONSENT_HEADERS, 'Content-Language': textLanguage(language) })
+        .send(renderErrorPage('invalid_request', consentWords(language).requestExpired, language)),
     };
   }
 
-  async function decide(provider: Provider, interaction: Interaction, form: ConsentForm) {
+  /** The operator's answer; a refusal of the form is a FormError in the page's language (`m`). */
+  async function decide(provider: Provider, interaction: Interaction, form: ConsentForm, m: ReturnType<typeof consentWords>) {
     const decision = first(form.decision);
+    // The client reads this one: OAuth's error descriptions are English.
     if (decision === 'deny') return { error: 'access_denied', error_description: 'The shop operator denied the request.' };
-    if (decision !== 'approve') throw new FormError(400, 'Choose Approve or Deny.');
+    if (decision !== 'approve') throw new FormError(400, m.chooseDecision);
 
     const operatorKey = first(form.operator_key)?.trim() ?? '';
     const operator = operatorKey ? await keys.authenticate(operatorKey) : null;
-    if (!operator) throw new FormError(401, 'That API key is not valid. Use an active operator key issued with the CLI (keys create).');
+    if (!operator) throw new FormError(401, m.invalidKey);
 
     const requested = requestedScopes(interaction);
     const approved = [...new Set((Array.isArray(form.scope) ? form.scope : [form.scope ?? '']).join(' ').split(' ').filter(Boolean))];
-    if (approved.length === 0) throw new FormError(400, 'Tick at least one permission to approve, or deny the request.');
+    if (approved.length === 0) throw new FormError(400, m.tickOne);
     const notRequested = approved.filter((s) => !isScope(s) || !requested.includes(s));
-    if (notRequested.length > 0) throw new FormError(400, `The application did not ask for: ${notRequested.join(', ')}.`);
+    if (notRequested.length > 0) throw new FormError(400, m.notRequested(notRequested.join(', ')));
     const notHeld = approved.filter((s) => isScope(s) && !operator.scopes.has(s));
-    if (notHeld.length > 0) throw new FormError(403, `Your key cannot grant what it does not have itself: ${notHeld.join(', ')}.`);
+    if (notHeld.length > 0) throw new FormError(403, m.notHeld(notHeld.join(', ')));
 
     const clientId = String(interaction.params.client_id);
     const resources = requestedResources(interaction);
@@ -140,11 +144,14 @@ export function registerConsentRoutes(
     const secure = baseUrlOf(req, config).startsWith('https:') ? '; Secure' : '';
     reply.header('Set-Cookie', `${CSRF_COOKIE}=${csrfToken}; Path=${INTERACTION_PATH}/${interaction.uid}; HttpOnly; SameSite=Strict${secure}`);
     const [view, settings] = await Promise.all([consentView(provider, interaction, `${INTERACTION_PATH}/${interaction.uid}`, csrfToken), loadSettings(db)]);
-    return reply.code(status).headers(CONSENT_HEADERS).send(renderConsentPage({ ...view, shopName: settings.shopName, error }));
+    return reply
+      .code(status)
+      .headers({ ...CONSENT_HEADERS, 'Content-Language': textLanguage(settings.language) })
+      .send(renderConsentPage({ ...view, shopName: settings.shopName, language: settings.language, error }));
   }
 }
 
-async function consentView(provider: Provider, interaction: Interaction, action: string, csrfToken: string): Promise<Omit<ConsentView, 'shopName'>> {
+async function consentView(provider: Provider, interaction: Interaction, action: string, csrfToken: string): Promise<Omit<ConsentView, 'shopName' | 'language'>> {
   const clientId = String(interaction.params.client_id);
   const client = await provider.Client.find(clientId);
   const redirectUri = String(interaction.params.redirect_uri ?? '') || (client?.redirectUris?.[0] ?? '');
@@ -156,7 +163,7 @@ async function consentView(provider: Provider, interaction: Interaction, action:
     clientName,
     redirectUri,
     resource: requestedResources(interaction).join(', '),
-    scopes: requestedScopes(interaction).map((scope) => ({ scope, words: SCOPE_WORDS[scope] })),
+    scopes: requestedScopes(interaction),
   };
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { oere, positiveOere } from './numbers.ts';
 import { mapKey, text } from './text.ts';
-import { httpUrl } from './web.ts';
+import { imageRef } from './web.ts';
 
 const optionText = () => text({ min: 1, max: 100 });
 
@@ -23,7 +23,7 @@ export const variantFields = {
   stock: oere(),
   trackStock: z.boolean(),
   allowBackorder: z.boolean().describe('Sold at zero stock too.'),
-  images: z.array(httpUrl()).max(50).describe('Images of the product.'),
+  images: z.array(imageRef()).max(50).describe('Images of the product.'),
 };
 
 export const Variant = z.object({

@@ -1,6 +1,6 @@
 import type { CategoryTile, ProductCard } from '../services/storefront.ts';
 import { isShownImage } from './format.ts';
-import { bundledImagePath } from './image-assets.ts';
+import { bundledImagePath } from '../assets/images.ts';
 import { breadcrumbList } from './json-ld.ts';
 import { categoryPath, productPath } from './paths.ts';
 import { absolute, priceOf, textOf, type View } from './view.ts';

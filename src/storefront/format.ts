@@ -1,4 +1,4 @@
-import { isBundledImagePath } from './image-assets.ts';
+import { isBundledImagePath } from '../assets/images.ts';
 // Amounts are integers in øre; these turn them into what shoppers and schema.org read, exactly (no float maths).
 
 /** øre as a decimal string with two places ("149500" → "1495.00"), the number format schema.org's `price` expects. */
@@ -33,7 +33,7 @@ export function formatDate(at: Date | string, language: string): string {
 }
 
 /**
- * Only https images and the service's own bundled ones (src/storefront/image-assets.ts) are shown: the pages'
+ * Only https images and the service's own bundled ones (src/assets/images.ts) are shown: the pages'
  * Content-Security-Policy allows no other source.
  */
 export const isShownImage = (url: string | null | undefined): url is string => typeof url === 'string' && (url.startsWith('https://') || isBundledImagePath(url));

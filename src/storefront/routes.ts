@@ -6,7 +6,7 @@ import { pageLanguage } from './messages.ts';
 import type { PageOutcome } from './outcome.ts';
 import { categoryPath, productPath, SERVICES_PATH } from './paths.ts';
 import { createRenderMemo } from './render-memo.ts';
-import { bundledImage, IMAGE_ASSETS_PREFIX } from './image-assets.ts';
+import { bundledImage, IMAGE_ASSETS_PREFIX } from '../assets/images.ts';
 import { CSRF_SLOT } from './shopper.ts';
 import { registerShopRoutes, type ShopDeps } from './shop-routes.ts';
 import { registerProtocolCheckoutRoutes } from './protocol-checkout-routes.ts';
@@ -88,7 +88,7 @@ export function registerStorefront(app: FastifyInstance, deps: ShopDeps): Storef
     return sendPage(req, reply, await memo(`${base(req)}${servicePath(slugOf(req))}`, data.dataText, () => servicePage(data, base(req))));
   });
 
-  // The bundled pictures (src/storefront/image-assets.ts): the path carries the hash of the bytes, so cached for a year.
+  // The bundled pictures (src/assets/images.ts): the path carries the hash of the bytes, so cached for a year.
   const images = new Map<string, CachedBody>();
   app.get(`${IMAGE_ASSETS_PREFIX}:file`, async (req, reply) => {
     const path = req.url.split('?')[0]!;

@@ -5,7 +5,7 @@ import { fieldsToChange, immutableSlugPatch } from '../schemas/patch.ts';
 import { slug, slugRef, stringMap, text } from '../schemas/text.ts';
 import { timestamp } from '../schemas/time.ts';
 import { ProductOption, Variant } from '../schemas/variants.ts';
-import { httpUrl } from '../schemas/web.ts';
+import { imageRef } from '../schemas/web.ts';
 import { reportStockImageUse, stockImageFor, stockImageMeta } from '../services/images/stock-source.ts';
 import {
   attachImage, createProduct, getProduct, productEntity, productSnapshot, searchProducts, softDeleteProduct, updateProduct,
@@ -32,7 +32,7 @@ const productFields = {
   categoryId: text({ min: 1, max: 100 }).describe('Category id (cuid); or use categorySlug.'),
   categorySlug: slugRef().describe('Category slug; or use categoryId.'),
   featured: z.boolean(),
-  images: z.array(httpUrl()).max(50),
+  images: z.array(imageRef()).max(50),
 };
 
 const f = productFields;
@@ -212,7 +212,7 @@ export const productTools = [
     audit: { appendOnly: ['product'] },
     input: z.strictObject({
       slug: slugRef(),
-      imageUrl: z.string().min(1).max(2048).describe('Public https URL; no credentials, no IP addresses (400 invalid_image_url).'),
+      imageUrl: z.string().min(1).max(2048).describe('Public https URL or a bundled /assets/images/ path (400 invalid_image_url).'),
       alt: text({ max: 200 }).optional().describe('Alt text; recorded in the audit entry.'),
       sourceId: text({ max: 200 })
         .optional()

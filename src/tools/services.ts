@@ -7,7 +7,7 @@ import { fieldsToChange, immutableSlugPatch } from '../schemas/patch.ts';
 import { PublishStatus } from '../schemas/publish-status.ts';
 import { slug, slugRef, text } from '../schemas/text.ts';
 import { timestamp } from '../schemas/time.ts';
-import { httpUrl } from '../schemas/web.ts';
+import { imageRef } from '../schemas/web.ts';
 import { createService, listServices, serviceEntity, serviceSnapshot, updateService } from '../services/service-offerings.ts';
 
 /** Field constraints shared by create and update (docs/content.md). */
@@ -16,7 +16,7 @@ const serviceFields = {
   body: text({ min: 1, max: 100_000 }).describe('Long copy.'),
   shortDescription: text({ min: 1, max: 500 }),
   priceString: text({ min: 1, max: 100 }).describe('Free display text such as "from 1.495 kr.", not a number.'),
-  heroImage: httpUrl(),
+  heroImage: imageRef(),
   features: z.array(text({ min: 1, max: 200 })).max(50).describe('Short bullet strings.'),
   showInNav: z.boolean().describe('Stored for the admin UI; does not by itself add a header navigation link.'),
   navOrder: z.number().int().min(-MAX_INT).max(MAX_INT).describe('Ascending sort order of the public /services listing.'),

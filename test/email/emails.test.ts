@@ -114,7 +114,7 @@ describe('order confirmation of a manually paid order, at checkout', () => {
     expect(text).toContain('Hello Ada Buyer,');
     expect(text).toContain(`How to pay\nAmount: DKK 1,111.05\nPayment reference: ${orderId}`);
     expect(text).toContain('quoting the order number as the reference');
-    expect(text).toContain('Items: DKK 1,234.50\nDiscount (TENOFF): -DKK 123.45\nShipping: DKK 0.00\nTotal: DKK 1,111.05\nIncluding VAT: DKK 222.21');
+    expect(text).toContain('Subtotal: DKK 1,234.50\nDiscount (TENOFF): -DKK 123.45\nShipping: DKK 0.00\nTotal: DKK 1,111.05\nIncluding VAT: DKK 222.21');
     expect(text).toContain('Delivery address\nAda Buyer');
     expect(text).toContain('Kind regards\nNordic Linen');
     expect(mail.html).toContain('<html lang="en-GB">');

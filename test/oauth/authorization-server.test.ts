@@ -19,6 +19,8 @@ let clientId: string;
 
 beforeAll(async () => {
   t = await createTestApp();
+  // The pages' words are asserted in English here (consent-language.test.ts covers both catalogues).
+  await t.db.shopSettings.create({ data: { language: 'en' } });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   operatorKey = await t.key();

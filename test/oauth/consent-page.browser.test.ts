@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSENT } from '../../src/i18n/catalogue.ts';
 import { listGrants } from '../../src/oauth/grant-admin.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { authorizationRequest, CALLBACK_URL, registerClient } from './mcp-host.ts';
@@ -78,9 +79,11 @@ describe('the consent page in Chromium', () => {
     });
     const { url } = authorizationRequest(base, { client_id: clientId, scope: 'catalog:read features:read features:write', resource: `${base}/api/mcp` });
     await page.goto(url.href);
-    await page.getByLabel('Switch shop features on and off').uncheck();
-    await page.getByLabel('Your operator API key').fill(operatorKey);
-    await page.getByRole('button', { name: 'Approve' }).click();
+    // The shop's language is the default, Danish: the page's words are the Danish catalogue's.
+    const words = CONSENT.da;
+    await page.getByLabel(words.scopes['features:write']).uncheck();
+    await page.getByLabel(words.operatorKey).fill(operatorKey);
+    await page.getByRole('button', { name: words.approve }).click();
     await page.waitForURL(`${CALLBACK_URL}**`);
     expect(callback?.searchParams.get('code')).toBeTruthy();
     expect(callback?.searchParams.get('iss')).toBe(`${base}/oauth`);

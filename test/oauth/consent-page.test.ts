@@ -6,7 +6,7 @@ import { describeClient, renderConsentPage } from '../../src/oauth/consent-page.
 
 const page = (clientId: string, redirectUri: string, redirectUris: string[] = [redirectUri]) =>
   renderConsentPage({
-    action: '/oauth/interaction/x', csrfToken: 't', clientName: 'Helpful Agent', shopName: 'Brille & Co', redirectUri, resource: 'https://shop.example/api/mcp', scopes: [],
+    action: '/oauth/interaction/x', csrfToken: 't', clientName: 'Helpful Agent', shopName: 'Brille & Co', language: 'en', redirectUri, resource: 'https://shop.example/api/mcp', scopes: [],
     ...describeClient({ clientId, clientName: 'Helpful Agent', clientUri: null, redirectUri, redirectUris }),
   });
 

@@ -22,10 +22,10 @@ describe('routes', () => {
     ['/', 'Nordic eyewear, made to be worn'],
     [PRODUCT, 'Havblik Aviator'],
     ['/categories/sunglasses', 'Sunglasses'],
-    ['/search?q=aviator', 'Resultater for “aviator”'],
+    ['/search?q=aviator', 'Results for “aviator”'],
     ['/info/about', 'About us'],
     ['/info/shipping', 'Shipping and returns'],
-    ['/services', 'Ydelser'],
+    ['/services', 'Services'],
     ['/services/eye-exam', 'Eye exam'],
   ])('GET %s is a page headed %s', async (url, heading) => {
     expect(html(await get(t, url))).toContain(`<h1>${heading}</h1>`);
@@ -54,7 +54,7 @@ describe('routes', () => {
       // Not cached anywhere, so publishing shows at once; and a draft looks exactly like nothing at all.
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.headers.etag).toBeUndefined();
-      expect(res.body).toContain('<h1>Siden findes ikke</h1>');
+      expect(res.body).toContain('<h1>Page not found</h1>');
       expect(res.body).toContain('<meta name="robots" content="noindex"/>');
       expect(res.body).not.toContain('night-owl');
     }
@@ -123,7 +123,7 @@ describe('category pages', () => {
 
   it('shows an empty category as a page with no products', async () => {
     okResult(await t.call('categories.upsert', { slug: 'empty-shelf', name: 'Empty shelf' }, key));
-    expect(html(await get(t, '/categories/empty-shelf'))).toContain('Her er ingen produkter endnu.');
+    expect(html(await get(t, '/categories/empty-shelf'))).toContain('No products to show yet.');
   });
 });
 
@@ -138,8 +138,8 @@ describe('search', () => {
   });
 
   it('shows a search form without q, and cuts a q longer than products.search takes', async () => {
-    expect(html(await get(t, '/search'))).toContain('<h1>Søg i butikken</h1>');
-    expect(html(await get(t, `/search?q=${'a'.repeat(500)}`))).toContain(`Resultater for “${'a'.repeat(200)}”`);
+    expect(html(await get(t, '/search'))).toContain('<h1>Search the shop</h1>');
+    expect(html(await get(t, `/search?q=${'a'.repeat(500)}`))).toContain(`Results for “${'a'.repeat(200)}”`);
   });
 });
 
@@ -180,7 +180,7 @@ describe('caching', () => {
     okResult(await t.call('products.update', { slug: 'havblik-aviator', patch: { priceDkk: 45_600 } }, key));
     const changed = await get(t, PRODUCT, { 'if-none-match': etag });
     expect(changed.statusCode).toBe(200);
-    expect(changed.body).toContain('456,00\u00a0kr.');
+    expect(changed.body).toContain('DKK\u00a0456.00');
     expect(changed.headers.etag).not.toBe(etag);
     expect((await get(t, PRODUCT, { 'if-modified-since': lastModified })).statusCode).toBe(200);
   });
@@ -219,7 +219,8 @@ describe('headers', () => {
   });
 
   it('sends Content-Language and <html lang> from the shop settings', async () => {
-    expect((await get(t, '/')).headers['content-language']).toBe('da');
+    // The demo shop's language (src/cli/seed/index.ts).
+    expect((await get(t, '/')).headers['content-language']).toBe('en');
     okResult(await t.call('settings.update', { language: 'en-GB', shopName: 'Brille & Co' }, key));
     const res = await get(t, PRODUCT);
     expect(res.headers['content-language']).toBe('en-GB');
@@ -227,5 +228,7 @@ describe('headers', () => {
     expect(res.body).toContain('Brille &amp; Co');
     expect(res.body).toMatch(/DKK\u00a0456\.00|DKK 456\.00/);
     okResult(await t.call('settings.update', { language: 'da', shopName: 'Agent Shop' }, key));
+    expect(html(await get(t, PRODUCT))).toMatch(/456,00\u00a0kr\./);
+    okResult(await t.call('settings.update', { language: 'en' }, key));
   });
 });

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.ts';
 import type { ProductOptionInput } from '../../domain/variants.ts';
 import { setOptions } from '../../services/variants.ts';
-import { bundledImagePath } from '../../storefront/image-assets.ts';
+import { bundledImagePath } from '../../assets/images.ts';
 
 /** In the order the home page shows them; each with a line that says what it holds. */
 export const DEMO_CATEGORIES = [

@@ -2,7 +2,7 @@ import type { Db } from '../../db/client.ts';
 import { Layout } from '../../domain/layout-sections/layout.ts';
 import { toJsonValue } from '../../db/json-value.ts';
 import { HOME_PAGE_SLUG } from '../../services/storefront.ts';
-import { bundledImagePath } from '../../storefront/image-assets.ts';
+import { bundledImagePath } from '../../assets/images.ts';
 import { DEMO_CATEGORIES } from './catalog.ts';
 
 /** The front page: a hero, the featured products (all in stock), the categories in the catalogue's order, a promise. */

@@ -27,7 +27,7 @@ export function Totals({ view, amounts, code }: { view: View; amounts: Amounts; 
       <dd>{Number(amounts.shippingDkk) === 0 ? m.free : priceOf(view, amounts.shippingDkk)}</dd>
       <dt class="totals-total">{m.total}</dt>
       <dd class="totals-total">{priceOf(view, amounts.totalDkk)}</dd>
-      {amounts.vatOere === null ? null : <dd class="totals-vat">{m.vatIncluded(priceOf(view, amounts.vatOere))}</dd>}
+      {amounts.vatOere === null ? null : <dd class="totals-vat">{m.vatIncludedAmount(priceOf(view, amounts.vatOere))}</dd>}
     </dl>
   );
 }

@@ -18,7 +18,7 @@ export function categoryPage({ chrome, category, products }: CategoryPage, base:
   const next = pageNumber < pages ? categoryPath(category.slug, pageNumber + 1) : null;
   const html = renderDocument({
     view,
-    title: pageNumber > 1 ? `${category.name} (page ${pageNumber})` : category.name,
+    title: pageNumber > 1 ? textOf(view).pageTitle(category.name, pageNumber) : category.name,
     description: category.description,
     path,
     head: (
@@ -35,11 +35,9 @@ export function categoryPage({ chrome, category, products }: CategoryPage, base:
         {category.description ? <Prose text={category.description} /> : null}
         <ProductGrid view={view} products={products} />
         {pages > 1 ? (
-          <nav class="pagination" aria-label="Pages">
+          <nav class="pagination" aria-label={textOf(view).pages}>
             {prev ? <a href={prev} rel="prev">{textOf(view).newerProducts}</a> : null}
-            <span>
-              Page {pageNumber} of {pages}
-            </span>
+            <span>{textOf(view).pageOf(pageNumber, pages)}</span>
             {next ? <a href={next} rel="next">{textOf(view).olderProducts}</a> : null}
           </nav>
         ) : null}

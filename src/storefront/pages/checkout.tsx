@@ -68,7 +68,7 @@ export function renderCheckoutPage({ chrome, base, cart, csrf, fields, invalid =
               {input({ name: 'phoneNumber', label: m.phone, type: 'tel', autoComplete: 'tel', maxLength: 40, required: false })}
             </fieldset>
             <fieldset>
-              <legend>{m.shippingAddress}</legend>
+              <legend>{m.deliveryAddress}</legend>
               {input({ name: 'shippingName', label: m.fullName, autoComplete: 'name', maxLength: 200, required: true })}
               {input({ name: 'shippingAddress', label: m.address, autoComplete: 'street-address', maxLength: 500, required: true })}
               {input({ name: 'shippingZip', label: m.zip, autoComplete: 'postal-code', maxLength: 20, required: true, inputMode: 'numeric' })}

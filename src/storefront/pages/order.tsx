@@ -12,12 +12,12 @@ export function renderOrderPage({ chrome, base, order, placed }: { chrome: Chrom
   const m = textOf(view);
   return renderDocument({
     view,
-    title: m.orderTitle,
+    title: m.yourOrder,
     path: null,
     noindex: true,
     children: (
       <>
-        <h1>{m.orderTitle}</h1>
+        <h1>{m.yourOrder}</h1>
         {placed ? (
           <p class="notice notice--ok" role="status">
             {m.orderPlaced}
@@ -41,7 +41,7 @@ export function renderOrderPage({ chrome, base, order, placed }: { chrome: Chrom
         ) : null}
         {SHIPPED.has(order.status) && order.trackingNumber ? (
           <section aria-labelledby="tracking-heading">
-            <h2 id="tracking-heading">{m.tracking}</h2>
+            <h2 id="tracking-heading">{m.shipment}</h2>
             <p>
               {m.trackingNumber(order.carrier ?? '', order.trackingNumber)}
               {order.shippedAt ? ` · ${dateOf(view, order.shippedAt)}` : ''}
@@ -68,7 +68,7 @@ export function renderOrderPage({ chrome, base, order, placed }: { chrome: Chrom
           ))}
         </ul>
         <Totals view={view} amounts={order} code={order.discountCode} />
-        <h2>{m.deliverTo}</h2>
+        <h2>{m.deliveryAddress}</h2>
         <address>
           {order.shippingName}
           <br />

@@ -87,7 +87,7 @@ export function renderProtocolCheckoutPage({ chrome, base, session, action, prov
         </section>
         {address ? (
           <>
-            <h2>{m.deliverTo}</h2>
+            <h2>{m.deliveryAddress}</h2>
             <address>
               {addressLines(address).map((line, i) => (
                 <>

@@ -1,13 +1,14 @@
 import { faqSection } from '../../domain/layout-sections/faq.ts';
 import { FaqList } from '../components.tsx';
 import { faqPage } from '../json-ld.ts';
+import { textOf } from '../view.ts';
 import { defineSectionRenderer } from './define.ts';
 
 export const faqRenderer = defineSectionRenderer(faqSection, {
-  render: (p) =>
+  render: (p, view) =>
     p.items.length ? (
       <section>
-        <h2>{p.title || 'Frequently asked questions'}</h2>
+        <h2>{p.title || textOf(view).questions}</h2>
         <FaqList items={p.items} />
       </section>
     ) : null,
