@@ -10,6 +10,8 @@ declare module 'autocannon' {
     body?: string;
     /** Called before each request is sent; returns the request to send (here: the next body of a rotation). */
     setupRequest?: (req: AutocannonRequest, context: Record<string, unknown>) => AutocannonRequest;
+    /** Called with each response (its body as text): what a later request of the sequence needs goes into `context`. */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
   };
 
   export type AutocannonOptions = {

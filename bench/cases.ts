@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Child } from './processes.ts';
 import { Q_WORD, SINGLE_VARIANT, VARIANT_LENSES } from './seed.ts';
 import { LARGEST, settings } from './settings.ts';
-import { addItemStream, checkoutStream, discountStream, type NextRequest, type Stream, type WriteFixtures } from './write-cases.ts';
+import { addItemStream, checkoutStream, discountStream, ucpSessionFlow, type Flow, type NextRequest, type Stream, type WriteFixtures } from './write-cases.ts';
 
 export type CaseDef = {
   name: string;
@@ -29,6 +29,8 @@ export type CaseDef = {
   connections?: number;
   /** Measured on the second service started with PAYMENTS_PROVIDER=stripe against the fake Stripe API. */
   stripe?: boolean;
+  /** Several requests per unit of work (a UCP session: create, then complete); req/s then counts units. */
+  flow?: Flow;
 };
 
 export const MCP_ERAS = ['2025-11-25', '2026-07-28'] as const;
@@ -75,6 +77,8 @@ export const C = {
   hot: 'checkout.create_order (one hot product, 20 connections)',
   checkoutVariants: 'checkout.create_order (a variant of a 20-variant product, Idempotency-Key)',
   discount: 'discounts.create (authenticated write)',
+  ucp: 'UCP checkout session create + complete (distinct variants)',
+  ucpHot: 'UCP checkout session create + complete (one hot variant, 20 connections)',
 } as const;
 
 type Fixtures = { getSlugs: string[]; updateSlugs: string[]; renderSlugs: string[]; categorySlugs: string[]; variantSlugs: string[] };
@@ -213,6 +217,14 @@ export function buildCases(fx: Fixtures, products: number, writes: WriteFixtures
         next: { service: checkoutStream(writes.hot.service.carts, 'hot-s'), baseline: checkoutStream(writes.hot.baseline.carts, 'hot-b') },
       },
       { ...write, group: 'discount', name: C.discount, path: tool('discounts.create'), bodies: [], next: { service: discountStream() } },
+      // A UCP checkout session created ready and completed (two requests; req/s counts sessions), in the rounds of the
+      // checkouts it is compared with. On the second service: it runs with NODE_ENV=development, where the test
+      // payment handler is offered (a completion there takes no payment, as a manual checkout takes none).
+      { ...write, group: 'checkout', name: C.ucp, path: '/ucp/checkout-sessions', bodies: [], stripe: true, flow: ucpSessionFlow(writes.ucp.distinct, 'ucp-d') },
+      {
+        ...write, group: 'hot', name: C.ucpHot, path: '/ucp/checkout-sessions', bodies: [], stripe: true, connections: 20,
+        flow: ucpSessionFlow([writes.ucp.hot.variantId], 'ucp-h', writes.ucp.hot.stock),
+      },
     );
   }
   return settings.caseFilter ? cases.filter((c) => settings.caseFilter!.test(c.name)) : cases;
@@ -240,6 +252,7 @@ export async function probe(c: CaseDef, service: Child, key: string): Promise<{ 
     const res = await fetch(`http://127.0.0.1:${service.port}${c.pages[0]}`);
     return res.status === 200 ? null : { skip: false, reason: `status ${res.status} for GET ${c.pages[0]}` };
   }
+  if (c.flow) return probeFlow(c.flow, service, key);
   const first = c.next ? c.next.service() : { body: c.bodies[0] };
   const res = await post(service.port, c.path, first.body, { ...headersFor(c, key), ...first.headers });
   const text = res.body.toString();
@@ -256,6 +269,20 @@ export async function probe(c: CaseDef, service: Child, key: string): Promise<{ 
     if (!msg?.result || msg.result.isError) return { skip: false, reason: `no successful result: ${text.slice(0, 300)}` };
   }
   return null;
+}
+
+/** A flow's requests once in order, each answered 2xx (the last a UCP checkout completed). */
+async function probeFlow(flow: Flow, service: Child, key: string): Promise<{ skip: boolean; reason: string } | null> {
+  const context: Record<string, unknown> = {};
+  let last = '';
+  for (const step of flow.requests(headersFor({ auth: true, mcp: false }, key))) {
+    const req = step.setupRequest ? step.setupRequest(step, context) : step;
+    const res = await post(service.port, req.path ?? '/', req.body ?? '', req.headers ?? {});
+    last = res.body.toString();
+    step.onResponse?.(res.status, last, context);
+    if (res.status < 200 || res.status > 299) return { skip: false, reason: `status ${res.status} for ${req.path}: ${last.slice(0, 300)}` };
+  }
+  return (JSON.parse(last) as { status?: string }).status === 'completed' ? null : { skip: false, reason: `not completed: ${last.slice(0, 300)}` };
 }
 
 /** The service and the baseline must answer every body of a baseline case with the very same bytes. */

@@ -8,12 +8,14 @@ import { round } from './format.ts';
 import type { Child } from './processes.ts';
 import { cpuWindow } from './resources.ts';
 import { settings } from './settings.ts';
-import type { Stream } from './write-cases.ts';
+import type { Flow, Stream } from './write-cases.ts';
 
 export type Leg = {
   key: string; server: Child; path: string; bodies: string[]; auth: boolean; mcp: McpRequest | false; pages?: string[];
   /** Each request taken from this stream instead of the bodies. */
   next?: Stream;
+  /** Several requests per unit instead (req/s counts units); latencies stay per request. */
+  flow?: Flow;
   connections?: number;
 };
 
@@ -60,8 +62,8 @@ export function autocannonRequest(leg: Leg, key: string): AutocannonRequest {
 export async function measureGroup(legs: Leg[], key: string, databaseName: string, processes: Child[]): Promise<GroupMeasurement> {
   const rounds = Math.max(1, settings.rounds);
   const slice = settings.durationS / rounds;
-  const requests = new Map(legs.map((l) => [l.key, autocannonRequest(l, key)]));
-  const opts = (leg: Leg) => ({ url: `http://127.0.0.1:${leg.server.port}`, connections: leg.connections ?? settings.connections, requests: [requests.get(leg.key)!], timeout: 10 });
+  const requests = new Map(legs.map((l) => [l.key, l.flow ? l.flow.requests(headersFor(l, key)) : [autocannonRequest(l, key)]]));
+  const opts = (leg: Leg) => ({ url: `http://127.0.0.1:${leg.server.port}`, connections: leg.connections ?? settings.connections, requests: requests.get(leg.key)!, timeout: 10 });
 
   // Warm-up (JIT, connection pools, PostgreSQL caches), so the measured windows see the steady state.
   for (const leg of legs) {
@@ -105,7 +107,7 @@ export async function measureGroup(legs: Leg[], key: string, databaseName: strin
     const perReq = (s: number) => (Number.isFinite(s) && total > 0 ? round((s * 1000) / total, 3) : null);
     const c = cpu.get(leg.key)!;
     out.set(leg.key, {
-      rps: round(total / seconds, 0),
+      rps: round(total / (leg.flow?.perUnit ?? 1) / seconds, 0),
       p50Ms: merged.latency.p50,
       p90Ms: merged.latency.p90,
       p99Ms: merged.latency.p99,

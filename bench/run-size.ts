@@ -80,7 +80,7 @@ export async function runSize(products: number): Promise<SizeResult> {
   const { key, id: keyId } = await createKey(prisma, { name: 'bench', scopes: [...SCOPES] });
   await prisma.$disconnect();
   const fixtures = await loadFixtures(db.url);
-  const writeNames = [C.addItem, C.checkout, C.checkoutStripe, C.hot, C.discount];
+  const writeNames = [C.addItem, C.checkout, C.checkoutStripe, C.hot, C.discount, C.ucp, C.ucpHot];
   const writes = products === LARGEST && (!settings.caseFilter || writeNames.some((n) => settings.caseFilter!.test(n)))
     ? await prepareWrites(db.url, keyId)
     : null;
@@ -132,7 +132,10 @@ export async function runSize(products: number): Promise<SizeResult> {
     }
     if (runnable.length === 0) continue;
     const legs: Leg[] = runnable.flatMap((c) => [
-      { key: `${c.name}|service`, server: serverOf(c), path: c.path, bodies: c.bodies, auth: c.auth, mcp: c.mcp, pages: c.pages, next: c.next?.service, connections: c.connections },
+      {
+        key: `${c.name}|service`, server: serverOf(c), path: c.path, bodies: c.bodies, auth: c.auth, mcp: c.mcp, pages: c.pages, next: c.next?.service, flow: c.flow,
+        connections: c.connections,
+      },
       ...(c.baseline
         ? [{ key: `${c.name}|baseline`, server: baseline, path: c.path, bodies: c.bodies, auth: false, mcp: false as const, next: c.next?.baseline, connections: c.connections }]
         : []),
@@ -143,8 +146,9 @@ export async function runSize(products: number): Promise<SizeResult> {
       const b = m.legs.get(`${c.name}|baseline`);
       const bad = (x: Measurement) => x.non2xx + x.errors + x.timeouts;
       // The hot product: every unit sold is an order line, and stock never went below zero (service and baseline).
-      const sold = c.name === C.hot && writes
-        ? [await checkNotOversold(db.url, writes.hot.service), await checkNotOversold(db.url, writes.hot.baseline)]
+      const sold = !writes ? []
+        : c.name === C.hot ? [await checkNotOversold(db.url, writes.hot.service), await checkNotOversold(db.url, writes.hot.baseline)]
+        : c.name === C.ucpHot ? [await checkNotOversold(db.url, writes.ucp.hot)]
         : [];
       const failed = bad(s) + (b ? bad(b) : 0) > 0 || sold.some((x) => !x.ok);
       const result: CaseResult = {
@@ -156,7 +160,7 @@ export async function runSize(products: number): Promise<SizeResult> {
         ratio: b ? round(s.rps / b.rps, 2) : null,
         status: failed ? 'error' : 'ok',
         ...(failed ? { note: `non-2xx/errors/timeouts: service ${s.non2xx}/${s.errors}/${s.timeouts}${b ? `, baseline ${b.non2xx}/${b.errors}/${b.timeouts}` : ''}` } : {}),
-        ...(sold.length ? { stockCheck: `service ${sold[0].detail}; baseline ${sold[1].detail}` } : {}),
+        ...(sold.length ? { stockCheck: sold.map((x, i) => `${i === 0 ? 'service' : 'baseline'} ${x.detail}`).join('; ') } : {}),
         kind: c.write ? 'write' : 'read',
         authenticated: c.auth,
         backgroundCores: m.backgroundCores,

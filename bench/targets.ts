@@ -71,6 +71,9 @@ export function evaluateTargets(main: SizeResult, smallest: SizeResult | undefin
   absolute(C.hot, 'orders/s', (c) => c.rps, '≥ 300', (v) => v >= 300);
   absolute(C.hot, 'p99', (c) => c.p99Ms, '< 150 ms', (v) => v < 150);
   absolute(C.addItem, 'req/s', (c) => c.rps, '≥ 1000', (v) => v >= 1000);
+  // A UCP session created and completed per second, against the checkouts of the same rounds (issue 29, item 7).
+  if (byName.has(C.ucp)) pair(`UCP session ≥ 0.8 × checkout.create_order (${C.ucp} / ${C.checkout})`, C.ucp, C.checkout, 0.8);
+  if (byName.has(C.ucpHot)) pair(`UCP session, hot ≥ 0.8 × checkout.create_order, hot (${C.ucpHot} / ${C.hot})`, C.ucpHot, C.hot, 0.8);
   if (byName.has(C.replay)) pair(`idempotent replay ≥ 0.8 × products.get (${C.replay} / ${C.get})`, C.replay, C.get, 0.8);
   if (main.soak) {
     out.push({ name: `soak (${main.soak.seconds} s at ${main.soak.ratePerS}/s): RSS end ÷ start`, value: main.soak.rssGrowth, threshold: '≤ 1.1', met: main.soak.rssGrowth === null ? null : main.soak.rssGrowth <= 1.1 && main.soak.failed === 0 });

@@ -3,6 +3,7 @@
 // the check that service and baseline answer a checkout alike, and the check after the hot-product run that
 // nothing was oversold.
 import { randomBytes } from 'node:crypto';
+import type { AutocannonRequest } from 'autocannon';
 import pg from 'pg';
 import { SINGLE_VARIANT } from './seed.ts';
 import { settings } from './settings.ts';
@@ -91,6 +92,76 @@ export function checkoutStream(carts: readonly string[], label: string): Stream 
   };
 }
 
+/**
+ * A case of several requests per unit of work: the requests each connection sends in turn, built with the leg's
+ * headers; what a later one needs of an earlier answer travels in autocannon's per-connection context.
+ */
+export type Flow = { requests: (headers: Record<string, string>) => AutocannonRequest[]; perUnit: number };
+
+/**
+ * The platform profile the UCP cases name: nothing listens there, so the service caches the platform as one without
+ * webhooks on the first request (src/protocols/ucp/platform.ts) and never fetches it again during the run.
+ */
+const UCP_PROFILE = 'http://127.0.0.1:9/bench-platform.json';
+/** What makes a UCP checkout ready for completion: the buyer, the address and the shop's one option. */
+const UCP_READY = {
+  buyer: { email: CONTACT.email, first_name: 'Bench', last_name: 'Buyer' },
+  fulfillment: {
+    methods: [{
+      type: 'shipping', selected_destination_id: 'dest_1', groups: [{ selected_option_id: 'standard' }],
+      destinations: [{ id: 'dest_1', street_address: CONTACT.shippingAddress, address_locality: CONTACT.shippingCity, postal_code: CONTACT.shippingZip, address_country: 'DK' }],
+    }],
+  },
+};
+/** The test payment handler's paying token (the service runs with NODE_ENV=development, where it is offered). */
+const UCP_PAYMENT = JSON.stringify({
+  payment: { instruments: [{ id: 'instr_1', handler_id: 'mock_payment_handler', type: 'card', selected: true, credential: { type: 'token', token: 'success_token' } }] },
+});
+
+/**
+ * One UCP checkout session per unit (docs/agentic-checkout.md): created ready for one unit of the next variant
+ * (POST /ucp/checkout-sessions, 201), then completed with the test handler (POST …/{id}/complete), each with its own
+ * Idempotency-Key. Past the last variant of a single pass it says so once (the hot variant's stock is one per unit).
+ */
+export function ucpSessionFlow(variants: readonly string[], label: string, units = Infinity): Flow {
+  let next = 0;
+  return {
+    perUnit: 2,
+    requests: (headers) => {
+      const h = { ...headers, 'ucp-agent': `profile="${UCP_PROFILE}"` };
+      return [
+        {
+          method: 'POST', path: '/ucp/checkout-sessions', headers: h,
+          setupRequest: (req) => {
+            const i = next++;
+            if (i === units) console.error(`!! ${label}: out of stock after ${i} sessions; raise BENCH_MAX_WRITE_RATE`);
+            const body = JSON.stringify({ line_items: [{ item: { id: variants[i % variants.length] }, quantity: 1 }], ...UCP_READY });
+            return { ...req, body, headers: { ...h, 'idempotency-key': `${RUN}-${label}-${i}` } };
+          },
+          onResponse: (status, body, context) => {
+            context.id = status === 201 ? (JSON.parse(body) as { id: string }).id : 'not-created';
+          },
+        },
+        {
+          method: 'POST', path: '/ucp/checkout-sessions/not-created/complete', headers: h, body: UCP_PAYMENT,
+          setupRequest: (req, context) => {
+            const id = String(context.id);
+            return { ...req, path: `/ucp/checkout-sessions/${id}/complete`, body: UCP_PAYMENT, headers: { ...h, 'idempotency-key': `${RUN}-${label}-${id}` } };
+          },
+        },
+      ];
+    },
+  };
+}
+
+/** The one variant of each of these products (UCP line items name variants), in the same order. */
+async function variantsOf(url: string, productIds: readonly string[]): Promise<string[]> {
+  return withClient(url, async (c) => (await c.query<{ id: string }>(
+    `SELECT v.id FROM unnest($1::text[]) WITH ORDINALITY p(id, n) JOIN "ProductVariant" v ON v."productId" = p.id AND v."deletedAt" IS NULL ORDER BY p.n`,
+    [productIds],
+  )).rows.map((r) => r.id));
+}
+
 /** cart.add_item over `carts`, a different product each time (a cart gathers a few lines over a run). */
 export function addItemStream(carts: readonly string[], slugs: readonly string[]): Stream {
   let next = 0;
@@ -159,6 +230,8 @@ export type WriteFixtures = {
   addSlugs: string[];
   /** Two like carts for the identity check of a checkout. */
   check: { service: string; baseline: string };
+  /** UCP sessions: the variants of the distinct products, and a hot product's one variant with one unit per session. */
+  ucp: { distinct: string[]; hot: { variantId: string; productId: string; stock: number; soldBefore: number } };
 };
 
 /**
@@ -175,6 +248,7 @@ export async function prepareWrites(url: string, keyId: string): Promise<WriteFi
   const [hotS, hotB] = (await stockedProducts(url, 2, n, 4_000)).ids;
   const addSlugs = (await stockedProducts(url, 1_000, 1_000_000, 4_002)).slugs;
   const variants = await stockedVariants(url, 1_000_000_000);
+  const [hotUcp] = (await stockedProducts(url, 1, n, 5_002)).ids;
   const halfV = Math.floor(variants.ids.length / 2);
   const fixtures: WriteFixtures = {
     distinct: {
@@ -195,6 +269,11 @@ export async function prepareWrites(url: string, keyId: string): Promise<WriteFi
     addCarts: await makeCarts(url, keyId, 'add', 10_000, []),
     addSlugs,
     check: { service: '', baseline: '' },
+    ucp: {
+      // The service's distinct products (plenty of stock for the checkouts and the sessions both).
+      distinct: await variantsOf(url, distinct.ids.slice(0, half)),
+      hot: { variantId: (await variantsOf(url, [hotUcp]))[0], productId: hotUcp, stock: n, soldBefore: await soldBefore(url, hotUcp) },
+    },
   };
   [fixtures.check.service] = await makeCarts(url, keyId, 'cs', 1, distinct.ids.slice(0, 1));
   [fixtures.check.baseline] = await makeCarts(url, keyId, 'cb', 1, distinct.ids.slice(0, 1));

@@ -37,6 +37,7 @@ const ConfigSchema = z.object({
   RATE_LIMIT_ANON_MAX: positiveInt.default(60).describe('a positive whole number of requests'),
   RATE_LIMIT_PREAUTH_MAX: positiveInt.default(120).describe('a positive whole number of requests'),
   RATE_LIMIT_AUTH_MAX: positiveInt.default(600).describe('a positive whole number of requests'),
+  RATE_LIMIT_CHECKOUT_MAX: positiveInt.default(300).describe('a positive whole number of requests'),
   RATE_LIMIT_OAUTH_REGISTER_MAX: positiveInt.default(20).describe('a positive whole number of registrations per hour'),
   RATE_LIMIT_OAUTH_AUTHORIZE_MAX: positiveInt.default(60).describe('a positive whole number of requests'),
   RATE_LIMIT_OAUTH_TOKEN_MAX: positiveInt.default(120).describe('a positive whole number of requests'),
@@ -118,7 +119,8 @@ export type Config = Readonly<{
   pgRuntimeDir: string;
   logLevel: Settings['LOG_LEVEL'];
   publicBaseUrl: string | undefined;
-  rateLimit: Readonly<{ windowMs: number; anonMax: number; preauthMax: number; authMax: number }>;
+  /** checkoutMax: per platform key on the checkout protocols' routes (/acp, /ucp), besides authMax. */
+  rateLimit: Readonly<{ windowMs: number; anonMax: number; preauthMax: number; authMax: number; checkoutMax: number }>;
   /** Per-IP limits of the built-in authorization server: registrations per hour, the others per rate-limit window. */
   oauthRateLimit: Readonly<{ registerMax: number; authorizeMax: number; tokenMax: number }>;
   redisUrl: string | undefined;
@@ -224,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       anonMax: e.RATE_LIMIT_ANON_MAX,
       preauthMax: e.RATE_LIMIT_PREAUTH_MAX,
       authMax: e.RATE_LIMIT_AUTH_MAX,
+      checkoutMax: e.RATE_LIMIT_CHECKOUT_MAX,
     }),
     oauthRateLimit: Object.freeze({
       registerMax: e.RATE_LIMIT_OAUTH_REGISTER_MAX,

@@ -17,13 +17,20 @@ export type SessionAddress = {
   postalCode?: string; country?: string; phone?: string;
 };
 
-export type SessionBuyer = { email?: string; firstName?: string; lastName?: string; phone?: string };
+/** The buyer's consent to data processing (UCP's buyer_consent), kept as given and shown back to the platform. */
+export type SessionConsent = { analytics?: boolean; preferences?: boolean; marketing?: boolean; saleOfData?: boolean };
+
+export type SessionBuyer = { email?: string; firstName?: string; lastName?: string; phone?: string; consent?: SessionConsent };
 
 /**
  * Where and how the goods go: the destination the platform named (its own id for it), and the option chosen among
  * those the session offers (null: not chosen yet).
  */
-export type SessionFulfillment = { destinationId: string | null; address: SessionAddress | null; optionId: string | null };
+export type SessionFulfillment = {
+  destinationId: string | null; address: SessionAddress | null; optionId: string | null;
+  /** The chosen option's title as it was when the session was completed (the order's delivery description). */
+  optionTitle?: string;
+};
 
 /** Something the buyer or the platform must know or fix, tied to the part of the session it is about. */
 export type SessionIssue = {
@@ -34,6 +41,26 @@ export type SessionIssue = {
   content: string;
   severity: 'recoverable' | 'requires_buyer_input' | 'unrecoverable';
 };
+
+/**
+ * A payment that waits for the buyer: a Stripe PaymentIntent whose bank asked for authentication (3-D Secure) at
+ * `url`, for `amount` øre. The completion sent again with the same token (known by its SHA-256, never kept itself)
+ * looks it up.
+ */
+export type PendingPayment = { provider: 'stripe'; intentId: string; url: string; tokenHash: string; amount: number };
+
+/** Where the escalation's message points: what the buyer does at continue_url is no gap of the session's contents. */
+export const ESCALATION_PATH = 'payment';
+
+/**
+ * Why a session in requires_escalation waits for the buyer (UCP: such a checkout carries at least one message that
+ * requires the buyer): the bank's authentication of a payment, or a payment no handler could take.
+ */
+export function escalationIssue(pending: PendingPayment | null): SessionIssue {
+  return pending
+    ? { type: 'error', code: 'requires_3ds', path: ESCALATION_PATH, content: 'The buyer’s bank asks the buyer to confirm the payment (3-D Secure) at continue_url; then complete the checkout again.', severity: 'requires_buyer_input' }
+    : { type: 'error', code: 'payment_required', path: ESCALATION_PATH, content: 'No payment handler of this shop could take the payment: the buyer pays on the shop’s page at continue_url.', severity: 'requires_buyer_input' };
+}
 
 /** A session that was completed or canceled, or has expired, changes no more. */
 export const isFinal = (status: string) => status === 'completed' || status === 'canceled';

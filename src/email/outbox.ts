@@ -36,7 +36,8 @@ export function emailOfStatus(status: OrderStatus, confirmationSentAt: Date | nu
  */
 export async function enqueueStatusEmail(tx: Tx, email: EmailConfig | undefined, orderId: string, kind: EmailKind | null): Promise<void> {
   if (email === undefined || kind === null) return;
+  // An order without an e-mail address (one placed over UCP without the buyer's) gets none.
   await queryRows(tx, Prisma.sql`
-    INSERT INTO "EmailOutbox" (id, "orderId", kind) VALUES (${newEmailId()}, ${orderId}, ${kind}::"EmailKind")
+    INSERT INTO "EmailOutbox" (id, "orderId", kind) SELECT ${newEmailId()}, o.id, ${kind}::"EmailKind" FROM "Order" o WHERE o.id = ${orderId} AND o.email <> ''
     ON CONFLICT ("orderId", kind) DO NOTHING`);
 }

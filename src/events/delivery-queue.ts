@@ -31,13 +31,15 @@ export type Claimed = {
   creatorGone: string | null;
   /** The scopes the creator holds now: the key's, and of those only the ones its grant has when it acted through one. */
   creatorScopes: string[] | null;
-  /** `standard`, or `ucp`: a checkout platform's order webhook (docs/agentic-checkout.md). */
+  /** `standard`, or `ucp` / `acp`: a checkout platform's order webhook (docs/agentic-checkout.md). */
   format: string;
   creatorKeyId: string | null;
-  /** For a `ucp` endpoint and an order event: the key owning the checkout session the order came from, if any. */
+  /** For a platform endpoint and an order event: the key owning the checkout session (of the endpoint's protocol) the order came from, if any. */
   sessionOwner: string | null;
   /** …and that session's fulfillment (JSON text), for the order's shipping destination. */
   sessionFulfillment: string | null;
+  /** …and that session's id (ACP's Order names it). */
+  sessionId: string | null;
 };
 
 export type Outcome = { statusCode: number | null; error: string | null; responseBody: string | null; latencyMs: number };
@@ -45,6 +47,12 @@ export type Outcome = { statusCode: number | null; error: string | null; respons
 export type Recorded = { d: Claimed; outcome: Outcome; final: boolean } | { d: Claimed; skipped: string };
 
 export type QueueDeps = { db: Db; config: Config; log: FastifyBaseLogger };
+
+/**
+ * The checkout session (alias cs) an order event's order was placed from, for a platform endpoint only, and only a
+ * session of the endpoint's own protocol: a platform speaking both gets each order once, in the protocol it used.
+ */
+const fromPlatformSession = Prisma.sql`p.format IN ('ucp', 'acp') AND cs.protocol = p.format AND e."entityType" = 'order' AND cs."orderId" = e."entityId"`;
 
 /**
  * Takes up to `limit` due deliveries with FOR UPDATE SKIP LOCKED, so instances claiming at the same time get
@@ -79,8 +87,9 @@ export async function claim({ db, config }: QueueDeps, limit: number): Promise<C
               END AS "creatorGone",
               CASE WHEN g.id IS NULL THEN k.scopes ELSE ARRAY(SELECT unnest(k.scopes) INTERSECT SELECT unnest(g.scopes)) END AS "creatorScopes",
               p.format, p."creatorKeyId",
-              (SELECT cs."apiKeyId" FROM "CheckoutSession" cs WHERE p.format = 'ucp' AND e."entityType" = 'order' AND cs."orderId" = e."entityId") AS "sessionOwner",
-              (SELECT cs.fulfillment::text FROM "CheckoutSession" cs WHERE p.format = 'ucp' AND e."entityType" = 'order' AND cs."orderId" = e."entityId") AS "sessionFulfillment"`);
+              (SELECT cs."apiKeyId" FROM "CheckoutSession" cs WHERE ${fromPlatformSession}) AS "sessionOwner",
+              (SELECT cs.fulfillment::text FROM "CheckoutSession" cs WHERE ${fromPlatformSession}) AS "sessionFulfillment",
+              (SELECT cs.id FROM "CheckoutSession" cs WHERE ${fromPlatformSession}) AS "sessionId"`);
 }
 
 /** Ends the lease of claimed deliveries that were never sent (at shutdown), so any instance may take them at once. */

@@ -8,7 +8,9 @@ import type { SecretBox } from '../secrets/secret-box.ts';
 import { sealedIn } from '../secrets/stored-secrets.ts';
 import { claim, recordAttempts, release, type Claimed, type Outcome, type QueueDeps, type Recorded } from './delivery-queue.ts';
 import { webhookHeaders } from './signing.ts';
-import { orderWebhook, platformDenial } from '../protocols/ucp/order-webhook.ts';
+import { orderWebhook as acpOrderWebhook } from '../protocols/acp/order-webhook.ts';
+import { orderWebhook as ucpOrderWebhook, platformDenial } from '../protocols/ucp/order-webhook.ts';
+import { PLATFORM_FORMATS } from '../services/platform-webhooks.ts';
 import { signingKeys, type SigningKey } from '../protocols/ucp/signing.ts';
 
 /** Receivers must answer within this; the claim's lease is longer, so a slow answer is never sent twice. */
@@ -137,12 +139,12 @@ function creatorDenial(d: Claimed): string | null {
  */
 async function attempt(deps: WorkerDeps, d: Claimed): Promise<Recorded> {
   if (!d.enabled) return { d, outcome: { statusCode: null, error: 'endpoint disabled', responseBody: null, latencyMs: 0 }, final: true };
-  const denied = d.format === 'ucp' ? (d.creatorGone ?? platformDenial(d, d.creatorKeyId)) : creatorDenial(d);
+  const denied = PLATFORM_FORMATS.includes(d.format) ? (d.creatorGone ?? platformDenial(d, d.creatorKeyId)) : creatorDenial(d);
   if (denied !== null) return { d, skipped: denied };
   const now = new Date();
   let message: { body: string; headers: Record<string, string> };
   try {
-    message = d.format === 'ucp' ? orderWebhook(d, await currentSigningKey(deps, now), publicOrigin(deps.config), now) : standardMessage(deps.secrets, d, now);
+    message = await messageOf(deps, d, now);
   } catch (err) {
     deps.log.error({ err, endpoint: d.endpointId }, 'webhook signing secret does not open');
     return { d, outcome: { statusCode: null, error: 'secret: the signing secret does not open with SECRETS_KEY', responseBody: null, latencyMs: 0 }, final: false };
@@ -166,6 +168,20 @@ async function attempt(deps: WorkerDeps, d: Claimed): Promise<Recorded> {
     outcome = { statusCode: null, error: message, responseBody: null, latencyMs: elapsed(started) };
   }
   return { d, outcome, final: false };
+}
+
+/**
+ * What one attempt sends, by the endpoint's format: a UCP platform's order entity signed with the service's UCP key;
+ * an ACP platform's order event signed with Merchant-Signature under the endpoint's current secret (the header has
+ * room for one signature, so a rotation's old secret does not sign); else the Standard Webhooks event.
+ */
+async function messageOf(deps: WorkerDeps, d: Claimed, now: Date): Promise<{ body: string; headers: Record<string, string> }> {
+  if (d.format === 'ucp') return ucpOrderWebhook(d, await currentSigningKey(deps, now), publicOrigin(deps.config), now);
+  if (d.format === 'acp') {
+    const secret = deps.secrets.open(d.secret, sealedIn.webhookEndpoint(d.endpointId));
+    return acpOrderWebhook({ eventId: d.eventId, eventType: d.type, data: d.data, sessionId: d.sessionId ?? '' }, secret, publicOrigin(deps.config), now);
+  }
+  return standardMessage(deps.secrets, d, now);
 }
 
 /** A Standard Webhooks delivery: the event envelope, signed with the endpoint's secrets. */

@@ -14,17 +14,19 @@ import { parseIdempotencyKey } from '../registry/idempotency.ts';
 import { invokeTool, type InvokeDeps } from '../registry/invoke-tool.ts';
 import { insufficientScope } from '../registry/scopes.ts';
 import { findSession, viewSession } from '../services/checkout-sessions.ts';
-import { chargeSharedToken, refundSharedTokenCharge } from '../services/payments.ts';
+import { refundUnlessRetried } from '../services/agent-payments.ts';
+import { chargeSharedToken } from '../services/payments.ts';
 import { loadSettings } from '../services/settings.ts';
 import { fromFastifyError, problemInstance } from './problem.ts';
 import type { Limiters } from './rate-limit.ts';
-import { count, countHeader } from './request-guard.ts';
+import { checkoutRateLimit, count, countHeader } from './request-guard.ts';
 
 export const ACP_PREFIX = '/acp';
 
 export type AcpRouteDeps = { deps: InvokeDeps; config: Config; guard: (req: FastifyRequest) => Promise<void>; limiters: Limiters };
 
 const SUPPORTED = { supported_versions: [ACP_VERSION] };
+const SHARED_TOKEN = /^spt_[A-Za-z0-9_]{1,255}$/;
 
 /** API-Version is required and must be the version this service speaks (400 with the versions it supports). */
 function checkVersion(req: FastifyRequest): void {
@@ -62,6 +64,7 @@ export function registerAcpRoutes(app: FastifyInstance, opts: AcpRouteDeps): voi
       return reply.code(status).headers(headers).type('application/json').send(body);
     });
     scope.addHook('onRequest', opts.guard);
+    scope.addHook('onRequest', checkoutRateLimit(limiters));
     scope.addHook('onRequest', async (req) => checkVersion(req));
     // Request-Id is echoed when sent; a POST's Idempotency-Key is echoed on its answer (the protocol's headers).
     scope.addHook('onSend', async (req, reply, payload) => {
@@ -131,6 +134,8 @@ export function registerAcpRoutes(app: FastifyInstance, opts: AcpRouteDeps): voi
           config.payments.stripe ? `Pay with handler ${STRIPE_HANDLER_ID} and a Stripe SharedPaymentToken (credential type spt).` : 'This shop takes no agent payments: no payment handler is configured.',
           '$.payment_data');
       }
+      // A SharedPaymentToken is Stripe's `spt_…` id: anything else is the platform's mistake, not Stripe's to refuse.
+      if (!SHARED_TOKEN.test(token)) throw new AcpError(400, 'invalid', 'The credential is not a SharedPaymentToken (spt_…).', '$.payment_data.instrument.credential.token');
       const view = await viewSession(deps.db, row, base);
       // What the completion would refuse is answered before anything is charged (the buyer given here counts).
       const blocking = view.issues.filter((i) => i.type === 'error' && !(request.buyer && i.path === 'buyer.email'));
@@ -149,12 +154,8 @@ export function registerAcpRoutes(app: FastifyInstance, opts: AcpRouteDeps): voi
       try {
         return await call(req, reply, completeOperation(deps.db, { intentId: charge.intentId, amount: view.totals.total }), { id: row.id, body });
       } catch (err) {
-        // The order was not placed: the money goes back, unless the same request still runs (it may place it) or
-        // the failure is the service's own (5xx): a retry with the same key completes with the same payment.
-        const running = err instanceof AppError && (err.code === 'idempotency_in_progress' || err.status >= 500);
-        if (!running && err instanceof AppError) {
-          await refundSharedTokenCharge(config, charge.intentId).catch((e: unknown) => req.log.warn({ err: e, intent: charge.intentId }, 'refund of an ACP payment failed'));
-        }
+        // The order was not placed: the money goes back unless a retry can still use it.
+        await refundUnlessRetried(config, charge.intentId, err, req.log);
         throw err;
       }
     });

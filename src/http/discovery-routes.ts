@@ -9,6 +9,8 @@ import { prepare } from '../storefront/respond.ts';
 import { HTML_CSP, renderProblemIndex, renderProblemPage } from './docs-page.ts';
 import { PATHS } from './paths.ts';
 import { UCP_PREFIX, UCP_PROFILE_PATH } from './ucp-routes.ts';
+import { ACP_PREFIX } from './acp-routes.ts';
+import { buildCheckoutDocument } from '../openapi/checkout-protocols.ts';
 
 const LINKSET_TYPE = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
 const AI_CATALOG_TYPE = 'application/ai-catalog+json';
@@ -53,14 +55,10 @@ export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Co
   // `servers` names the origin clients reach the service at (PUBLIC_BASE_URL, else the request's own), so the
   // serialized copy is remembered for the last origin asked for.
   let document: OpenApiDocument | undefined;
-  let served: { base: string; json: Buffer } | undefined;
-  const documentFor = (base: string): Buffer => {
-    if (served?.base !== base) {
-      document ??= buildDocument(opts.tools);
-      served = { base, json: Buffer.from(JSON.stringify(withServer(document, base))) };
-    }
-    return served.json;
-  };
+  const documentFor = servedPerOrigin((base) => withServer((document ??= buildDocument(opts.tools)), base));
+  // The checkout protocols' operations (ACP, UCP) are a document of their own, served the same way.
+  let checkoutDocument: ReturnType<typeof buildCheckoutDocument> | undefined;
+  const checkoutDocumentFor = servedPerOrigin((base) => ({ ...(checkoutDocument ??= buildCheckoutDocument()), servers: [{ url: base, description: 'This service.' }] }));
   // JSON documents whose media type their specification spells out are sent as Buffers: for a string Fastify
   // rewrites a json media type (appends charset, re-quotes parameters). Each carries a strong ETag (the hash of its
   // bytes, so it differs per origin as the bytes do) and a client's current copy is answered 304 without a body.
@@ -70,12 +68,14 @@ export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Co
     return fresh(req.headers, { etag }) ? reply.code(304).send() : reply.type(type).send(bytes);
   };
 
-  app.get(PATHS.openapi, async (req, reply) =>
-    reply
-      .headers({ 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'public, max-age=300', ...originVary(config) })
-      .type(OPENAPI_CONTENT_TYPE)
-      .send(documentFor(baseUrlOf(req, config))),
-  );
+  for (const [path, bytesFor] of [[PATHS.openapi, documentFor], [PATHS.checkoutOpenapi, checkoutDocumentFor]] as const) {
+    app.get(path, async (req, reply) =>
+      reply
+        .headers({ 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'public, max-age=300', ...originVary(config) })
+        .type(OPENAPI_CONTENT_TYPE)
+        .send(bytesFor(baseUrlOf(req, config))),
+    );
+  }
 
   // Fastify answers HEAD from this GET route with the same headers, so HEAD carries the rel="api-catalog" Link too.
   app.get(PATHS.apiCatalog, async (req, reply) => {
@@ -105,11 +105,25 @@ export function registerDiscoveryRoutes(app: FastifyInstance, opts: { config: Co
 }
 
 /**
+ * The serialized copy of a document that names the origin, remembered for the last origin asked for (one service
+ * is reached at one origin, PUBLIC_BASE_URL or its Host).
+ */
+function servedPerOrigin(build: (base: string) => object): (base: string) => Buffer {
+  let served: { base: string; json: Buffer } | undefined;
+  return (base) => {
+    if (served?.base !== base) served = { base, json: Buffer.from(JSON.stringify(build(base))) };
+    return served.json;
+  };
+}
+
+/**
  * RFC 9727 linkset: the tool API described by OpenAPI; the MCP endpoint described by its server card (and the
- * earlier card paths, the MCP and AI catalogs and its protected-resource metadata). Every discovery document is linked.
+ * earlier card paths, the MCP and AI catalogs and its protected-resource metadata); the checkout protocols' entry
+ * points (UCP, ACP) described by their OpenAPI document (and UCP's profile). Every discovery document is linked.
  */
 function apiCatalog(base: string, serverCardType: string) {
   const doc = { href: `${base}${PATHS.docs}`, type: 'text/html' };
+  const checkoutDesc = { href: `${base}${PATHS.checkoutOpenapi}`, type: OPENAPI_CONTENT_TYPE };
   const catalogs = [
     { href: `${base}${PATHS.mcpCatalog}`, type: 'application/json' },
     { href: `${base}${PATHS.aiCatalog}`, type: AI_CATALOG_TYPE },
@@ -145,9 +159,16 @@ function apiCatalog(base: string, serverCardType: string) {
         'service-doc': [doc],
       },
       {
-        // UCP's REST binding (docs/agentic-checkout.md): described by the business profile, which also names the MCP binding.
+        // UCP's REST binding (docs/agentic-checkout.md): described by the business profile, which also names the MCP
+        // binding, and by the checkout protocols' OpenAPI document.
         anchor: `${base}${UCP_PREFIX}`,
-        'service-desc': [{ href: `${base}${UCP_PROFILE_PATH}`, type: 'application/json' }],
+        'service-desc': [{ href: `${base}${UCP_PROFILE_PATH}`, type: 'application/json' }, checkoutDesc],
+        'service-doc': [doc],
+      },
+      {
+        // ACP's checkout sessions (docs/agentic-checkout.md): the protocol has no discovery document of its own.
+        anchor: `${base}${ACP_PREFIX}`,
+        'service-desc': [checkoutDesc],
         'service-doc': [doc],
       },
     ],

@@ -20,6 +20,8 @@ export const PATHS = {
   protectedResource: '/.well-known/oauth-protected-resource/api/mcp',
   apiCatalog: '/.well-known/api-catalog',
   openapi: '/openapi.json',
+  /** The agentic checkout protocols' operations (ACP, UCP), a document of their own (src/openapi/checkout-protocols.ts). */
+  checkoutOpenapi: '/openapi/checkout.json',
   docs: '/docs',
   problems: '/problems/',
   /** Every problem code, linking to its page. */

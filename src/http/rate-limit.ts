@@ -23,6 +23,8 @@ export type Limiters = {
   oauth: Readonly<{ register: Limiter; authorize: Limiter; token: Limiter }>;
   /** Per client address, for Stripe's webhook deliveries (docs/payments.md): a key's budget, since no key is sent. */
   stripeWebhook: Limiter;
+  /** Per platform key on the checkout protocols' routes (docs/agentic-checkout.md, "Rate limits"), besides `key`. */
+  checkout: Limiter;
 };
 
 /** Registering is once per host installation, so its window is an hour. */
@@ -62,7 +64,7 @@ class SnapshotLocalStore extends LocalStore {
 export async function createLimiters(app: FastifyInstance, config: Config, redis?: unknown): Promise<Limiters> {
   // skipOnError: a Redis outage lets requests through rather than failing every call (availability over limits).
   await app.register(rateLimit, { global: false, skipOnError: true, ...(redis ? { redis, nameSpace: 'agent-api-rl:' } : { store: SnapshotLocalStore }) });
-  const { windowMs, anonMax, preauthMax, authMax } = config.rateLimit;
+  const { windowMs, anonMax, preauthMax, authMax, checkoutMax } = config.rateLimit;
   const byKey = (req: FastifyRequest) => req.principal?.keyId ?? req.ip;
   const toolLimiters = new Map<string, Limiter>();
 
@@ -89,6 +91,7 @@ export async function createLimiters(app: FastifyInstance, config: Config, redis
       token: make('oauth-token', config.oauthRateLimit.tokenMax, (req) => req.ip),
     },
     stripeWebhook: make('stripe-webhook', authMax, (req) => req.ip),
+    checkout: make('checkout', checkoutMax, (req) => req.principal?.keyId ?? req.ip),
     tool: (name, { max, windowSeconds }) => {
       let limiter = toolLimiters.get(name);
       if (!limiter) toolLimiters.set(name, (limiter = make(name, max, byKey, windowSeconds)));

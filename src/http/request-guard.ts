@@ -49,6 +49,17 @@ export function createRequestGuard(limiters: Limiters, authenticate: Authenticat
   };
 }
 
+/**
+ * onRequest hook of the checkout protocols' routes (/acp, /ucp), after the guard: a platform's requests count against
+ * its own budget there (RATE_LIMIT_CHECKOUT_MAX per window and key), besides the key's budget for the whole service.
+ * A refusal is the rate_limited problem with Retry-After, which each protocol answers in its own error shape.
+ */
+export function checkoutRateLimit(limiters: Limiters) {
+  return async function limitPlatform(req: FastifyRequest): Promise<void> {
+    if (req.principal) await count(req, limiters.checkout);
+  };
+}
+
 /** Counts the request with one limiter, records the state for the RateLimit headers, and refuses it past the limit. */
 export async function count(req: FastifyRequest, limiter: Limiter): Promise<void> {
   const state = await limiter(req);

@@ -20,7 +20,7 @@ import { changeOrderStatus } from '../services/orders.ts';
 import { baseUrlOf, originVary } from './base-url.ts';
 import { fromFastifyError, problemInstance } from './problem.ts';
 import type { Limiters } from './rate-limit.ts';
-import { count, countHeader } from './request-guard.ts';
+import { checkoutRateLimit, count, countHeader } from './request-guard.ts';
 
 export const UCP_PREFIX = '/ucp';
 export const UCP_PROFILE_PATH = '/.well-known/ucp';
@@ -83,6 +83,20 @@ const apiKeyHeader = (config: Config) => async (req: FastifyRequest) => {
   req.raw.rawHeaders.push('authorization', `Bearer ${key}`);
 };
 
+/**
+ * A body-less POST (cancel, the shipping simulation) may still carry Content-Type: application/json, as clients set
+ * it on every request: in the scope, an empty body there is no body. Any other body is parsed as everywhere.
+ */
+function acceptEmptyJsonBody(scope: FastifyInstance): void {
+  const json = scope.getDefaultJsonParser('error', 'error');
+  scope.removeContentTypeParser('application/json');
+  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.length === 0) done(null, undefined);
+    else json(req, text, done);
+  });
+}
+
 const equalSecrets = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): void {
@@ -105,17 +119,21 @@ export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): voi
       if (headers) reply.headers(headers);
       return reply.code(status).type('application/json').send(body);
     });
+    acceptEmptyJsonBody(scope);
     scope.addHook('onRequest', apiKeyHeader(config));
     scope.addHook('onRequest', opts.guard);
+    scope.addHook('onRequest', checkoutRateLimit(limiters));
 
     const call = async (req: FastifyRequest, reply: FastifyReply, name: string, input: Record<string, unknown>, created = false) => {
       const profile = profileOfHeader(req.headers['ucp-agent']);
       const t = tool(name);
       // Fetched (and cached) before the write's transaction opens, so the handler's look-up finds it at hand.
       if (t.write) await platformOf(config, profile);
+      // The key goes into the binding's metadata as over MCP: a payment handler names its own call to the PSP by it.
+      const key = t.write ? idempotencyKey(req) : undefined;
       const { replayed, ...outcome } = await invokeTool(deps, {
-        tool: t, body: { meta: { 'ucp-agent': { profile } }, ...input }, principal: req.principal, requestId: req.id, clientAddress: req.ip, log: req.log,
-        idempotencyKey: t.write ? idempotencyKey(req) : undefined, countToolCall: (n, l) => count(req, limiters.tool(n, l)),
+        tool: t, body: { meta: { 'ucp-agent': { profile }, ...(key ? { 'idempotency-key': key } : {}) }, ...input }, principal: req.principal, requestId: req.id,
+        clientAddress: req.ip, log: req.log, idempotencyKey: key, countToolCall: (n, l) => count(req, limiters.tool(n, l)),
       });
       if (replayed) reply.header('Idempotent-Replayed', 'true');
       const requestId = req.headers['request-id'];
@@ -137,8 +155,9 @@ export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): voi
   // ships an order placed from a UCP checkout the way orders.update_status would (paid, then shipped), audited, so
   // its order events go out to the platform like any real shipment's.
   const secret = config.checkout.simulationSecret;
-  if (secret !== undefined) {
-    app.post('/testing/simulate-shipping/:id', async (req, reply) => {
+  if (secret !== undefined) app.register(async (simulation) => {
+    acceptEmptyJsonBody(simulation);
+    simulation.post('/testing/simulate-shipping/:id', async (req, reply) => {
       const given = req.headers['simulation-secret'];
       if (typeof given !== 'string' || !equalSecrets(given, secret)) throw new AppError('insufficient_scope', 'Simulation-Secret is missing or wrong.');
       const orderId = (req.params as { id: string }).id;
@@ -158,5 +177,5 @@ export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): voi
       });
       return reply.code(200).send({ ok: true, orderId, status: 'shipped' });
     });
-  }
+  });
 }

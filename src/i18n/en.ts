@@ -126,6 +126,16 @@ export const en = {
     noServices: 'No services are offered at the moment.',
     featuredProducts: 'Featured products',
     categories: 'Categories',
+    // A shopping assistant's checkout, paid on its page (src/storefront/protocol-checkout-routes.ts)
+    sessionTitle: 'Complete your purchase',
+    sessionIntro: 'Your shopping assistant prepared this purchase. Check it, then pay here.',
+    sessionPayStripe: 'You pay on Stripe’s secure payment page.',
+    sessionPayManual: 'After you place the order, you get the payment details by e-mail.',
+    sessionIncomplete: 'This purchase is not ready yet. Go back to your shopping assistant to finish it.',
+    sessionClosed: 'This purchase was cancelled or has expired. Ask your shopping assistant to start again.',
+    sessionCompleted: 'This purchase is complete.',
+    sessionBankCheck: 'Your bank is confirming the payment. Go back to your shopping assistant to finish the purchase.',
+    sessionViewOrder: 'See your order',
     vatIncludedAmount: (amount: string) => `${shared.vatIncluded}: ${amount}`,
   },
   /** The buyer's e-mails (src/email/). Plain text; render.ts escapes it for HTML. */

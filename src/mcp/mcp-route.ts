@@ -122,7 +122,7 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
     // The content type the SDK sends: Fastify adds a charset to a JSON string's, unless a serializer hands it over.
     if (call) return reply.code(200).header('content-type', 'application/json').serializer(asIs).send(directAnswer(call, await callTool(deps, scope, call.tool, call.args, call.meta)));
     const list = direct ? directListOf(req, body) : undefined;
-    if (list) return reply.code(200).header('content-type', 'application/json').serializer(asIs).send(directListAnswer(list, getCatalog(), scope));
+    if (list) return reply.code(200).header('content-type', 'application/json').send(directListAnswer(list, getCatalog(), scope));
     const request = webRequestOf(req);
     let response: Response;
     if (!(await isModernRequest(req, request, body))) {

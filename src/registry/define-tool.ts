@@ -44,6 +44,14 @@ export type WriteContext = Omit<ReadContext, 'db'> & {
    * effect is logged.
    */
   afterCommit: (effect: () => Promise<void>) => void;
+  /**
+   * Runs `effect` with the failure when the write fails for good: rolled back and not run again (a rerun after a
+   * conflict is no failure, a dry run none). For what the handler did outside the database before the failure (a
+   * payment taken), which the effect gives back. A failing effect is logged.
+   */
+  afterFailure: (effect: (err: unknown) => Promise<void>) => void;
+  /** A dry run: its transaction is rolled back, so the handler must do nothing outside the database either. */
+  dryRun: boolean;
 };
 
 /** What a write's after-commit step gets: no transaction any more, the service's database client itself. */

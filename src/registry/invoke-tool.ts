@@ -112,6 +112,7 @@ async function writeOnce(deps: InvokeDeps, req: InvokeRequest, { args, dryRun, i
   const { tool } = req;
   const changes: Change[] = [];
   const effects: Array<() => Promise<void>> = [];
+  const undo: Array<(err: unknown) => Promise<void>> = [];
   const writeContext = (tx: Tx): WriteContext => ({
     ...readContext,
     db: tx,
@@ -123,6 +124,8 @@ async function writeOnce(deps: InvokeDeps, req: InvokeRequest, { args, dryRun, i
       changes.push(change);
     },
     afterCommit: (effect) => effects.push(effect),
+    afterFailure: (effect) => undo.push(effect),
+    dryRun: dryRun === true,
   });
 
   if (idem) {
@@ -166,6 +169,7 @@ async function writeOnce(deps: InvokeDeps, req: InvokeRequest, { args, dryRun, i
         req.log.warn({ err: e }, 'could not record idempotent error outcome'),
       );
     }
+    for (const effect of undo) await effect(err).catch((e: unknown) => req.log.warn({ err: e, tool: tool.name }, 'effect after failure failed'));
     throw err;
   }
 }

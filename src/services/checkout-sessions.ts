@@ -4,13 +4,14 @@
 import { queryRows, deferWrite, type Db, type DbClient, type Tx } from '../db/client.ts';
 import { newId } from '../db/ids.ts';
 import {
-  ADDRESS_LABELS, expiryOf, isExpired, isFinal, missingAddressFields, openStatus,
+  ADDRESS_LABELS, ESCALATION_PATH, escalationIssue, expiryOf, isExpired, isFinal, missingAddressFields, openStatus, type PendingPayment,
   type SessionAddress, type SessionBuyer, type SessionFulfillment, type SessionIssue, type SessionLine, type SessionProtocol, type SessionStatus,
 } from '../domain/checkout-session.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
-import { priceOrderParts, type DiscountTerms } from '../domain/pricing.ts';
+import { priceOrderParts, type DiscountTerms, type PricingSettings } from '../domain/pricing.ts';
+import { shippingOptions, STANDARD_OPTION_ID, type ShippingOption } from '../domain/shipping-options.ts';
 import { AppError } from '../errors.ts';
-import { Prisma, type CheckoutSession } from '../generated/prisma/client.ts';
+import { Prisma, type CheckoutSession, type ShopSettings } from '../generated/prisma/client.ts';
 import { toJsonValue } from '../db/json-value.ts';
 import { placeOrder, type Buyer, type CheckoutSetup, type Contact, type OrderChannel } from './checkout.ts';
 import { manualPaymentProvider, type PaymentProvider } from '../domain/payment.ts';
@@ -30,8 +31,8 @@ export type SessionChanges = {
   platform?: Record<string, unknown> | null;
 };
 
-/** The only fulfillment option this shop offers: its shipping at the fee and free-shipping threshold of its settings. */
-export const SHIPPING_OPTION_ID = 'standard';
+/** The option a shop without shipping rates offers: its shipping at the fee and free-shipping threshold of its settings. */
+export const SHIPPING_OPTION_ID = STANDARD_OPTION_ID;
 
 export type SessionLineView = {
   id: string; variantId: string; quantity: number; title: string; sku: string | null; productSlug: string | null; imageUrl: string | null;
@@ -46,13 +47,15 @@ export type SessionView = {
   currency: string;
   lines: SessionLineView[];
   buyer: SessionBuyer | null;
-  fulfillment: SessionFulfillment & { options: Array<{ id: string; title: string; amount: number }> };
+  fulfillment: SessionFulfillment & { options: ShippingOption[] };
   discounts: { codes: string[]; applied: Array<{ code: string; amount: number }> };
   /** Øre: tax is the VAT the total includes. */
   totals: { subtotal: number; discount: number; fulfillment: number; tax: number; total: number };
   issues: SessionIssue[];
   links: { terms: string; privacy: string };
   platform: Record<string, unknown> | null;
+  /** The payment waiting for the buyer's authentication, while the session is in requires_escalation for it. */
+  pendingPayment: PendingPayment | null;
   orderId: string | null;
   expiresAt: Date;
   createdAt: Date;
@@ -67,8 +70,8 @@ type VariantRow = {
 const asLines = (v: unknown): SessionLine[] => (Array.isArray(v) ? (v as SessionLine[]) : []);
 const asObject = <T>(v: unknown): T | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as T) : null);
 
-/** The shipping address a session holds, if any. */
-export const sessionAddress = (row: Pick<CheckoutSession, 'fulfillment'>): SessionAddress | null => asObject<SessionFulfillment>(row.fulfillment)?.address ?? null;
+/** Where and how a session's goods go (for a completed one, with the chosen option's title), if it says. */
+export const sessionFulfillment = (row: Pick<CheckoutSession, 'fulfillment'>): SessionFulfillment | null => asObject<SessionFulfillment>(row.fulfillment);
 
 /** The audit snapshot of a session row. */
 export const sessionSnapshot = (row: CheckoutSession) => plainJson(row);
@@ -91,22 +94,16 @@ function nextLines(current: readonly SessionLine[], input: NonNullable<SessionCh
 /** Creates a session owned by the caller, expiring after the default TTL. */
 export async function createSession(tx: Tx, owner: SessionOwner, protocol: SessionProtocol, changes: SessionChanges, now = new Date()): Promise<CheckoutSession> {
   const lines = nextLines([], changes.lines ?? []);
-  return tx.checkoutSession.create({
-    data: {
-      id: `${protocol === 'ucp' ? 'chk' : 'cs'}_${newId()}`,
-      apiKeyId: owner.keyId,
-      protocol,
-      status: 'incomplete',
-      lines,
-      buyer: toJsonValue(changes.buyer ?? null),
-      fulfillment: toJsonValue(changes.fulfillment ?? null),
-      discountCodes: [...new Set((changes.discountCodes ?? []).map(normalizeCode))],
-      platform: toJsonValue(changes.platform ?? null),
-      expiresAt: expiryOf(now),
-      createdAt: now,
-      updatedAt: now,
-    },
-  });
+  const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+  // One statement of hand-written SQL: a session is created on every checkout a platform starts (docs/performance.md).
+  const [row] = await queryRows<CheckoutSession>(tx, Prisma.sql`
+    INSERT INTO "CheckoutSession" (id, "apiKeyId", protocol, status, lines, buyer, fulfillment, "discountCodes", platform, "expiresAt", "createdAt", "updatedAt")
+    VALUES (${`${protocol === 'ucp' ? 'chk' : 'cs'}_${newId()}`}, ${owner.keyId}, ${protocol}, 'incomplete', ${JSON.stringify(lines)}::jsonb,
+            ${json(changes.buyer)}::jsonb, ${json(changes.fulfillment)}::jsonb, ${[...new Set((changes.discountCodes ?? []).map(normalizeCode))]}::text[],
+            ${json(changes.platform)}::jsonb, ${expiryOf(now)}, ${now}, ${now})
+    RETURNING *`, { prepareAs: 'create_checkout_session' });
+  if (!row) throw new Error('the checkout session was not created');
+  return row;
 }
 
 /** The caller's session; another platform's is reported as missing, so session ids reveal nothing. */
@@ -116,11 +113,13 @@ export async function findSession(db: DbClient, owner: SessionOwner, id: string,
   return row;
 }
 
-/** The session locked for a change, which it must still accept (not completed, canceled or expired). */
+/**
+ * The session locked for a change, which it must still accept (not completed, canceled or expired): locked and
+ * read in one statement (a completion's round trips are what a session's speed is made of, docs/performance.md).
+ */
 async function lockChangeable(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date): Promise<CheckoutSession> {
-  const [locked] = await queryRows<{ id: string }>(tx, Prisma.sql`SELECT id FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE`);
-  if (!locked) throw new AppError('not_found', `No checkout session with id "${id}".`);
-  const row = await findSession(tx, owner, id, protocol);
+  const [row] = await queryRows<CheckoutSession>(tx, Prisma.sql`SELECT * FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE`, { prepareAs: 'lock_checkout_session' });
+  if (!row || row.apiKeyId !== owner.keyId || row.protocol !== protocol) throw new AppError('not_found', `No checkout session with id "${id}".`);
   if (isFinal(row.status)) throw new AppError('checkout_session_closed', `Checkout session "${id}" is ${row.status} and cannot change.`);
   if (isExpired(row.expiresAt, now)) throw new AppError('checkout_session_closed', `Checkout session "${id}" expired at ${row.expiresAt.toISOString()}.`);
   return row;
@@ -137,8 +136,10 @@ export async function updateSession(tx: Tx, owner: SessionOwner, id: string, pro
       ...(changes.fulfillment !== undefined ? { fulfillment: toJsonValue(changes.fulfillment) } : {}),
       ...(changes.discountCodes !== undefined ? { discountCodes: [...new Set(changes.discountCodes.map(normalizeCode))] } : {}),
       ...(changes.platform !== undefined ? { platform: toJsonValue(changes.platform) } : {}),
-      // Any change re-opens a session that was sent to the buyer for escalation: the platform tries again.
+      // Any change re-opens a session that was sent to the buyer for escalation: the platform tries again, and a
+      // payment that waited for the buyer's authentication is left behind (it was for the session as it was).
       status: 'incomplete',
+      pendingPayment: Prisma.DbNull,
       updatedAt: now,
     },
   });
@@ -152,9 +153,12 @@ export async function cancelSession(tx: Tx, owner: SessionOwner, id: string, pro
   return { before, after };
 }
 
-/** Why a session cannot be completed as it stands (its first stock problem, or everything it lacks), if anything. */
-function notReady(view: SessionView): AppError | null {
-  const blocking = view.issues.filter((i) => i.type === 'error');
+/**
+ * Why a session cannot be completed as it stands (its first stock problem, or everything it lacks), if anything. The
+ * escalation's own message is not such a gap: it says the buyer is to pay, which a completion does.
+ */
+export function notReady(view: SessionView): AppError | null {
+  const blocking = view.issues.filter((i) => i.type === 'error' && i.path !== ESCALATION_PATH);
   if (blocking.length === 0) return null;
   const stock = blocking.find((i) => i.code === 'out_of_stock' || i.code === 'item_unavailable');
   if (stock) return new AppError('out_of_stock', stock.content);
@@ -162,23 +166,64 @@ function notReady(view: SessionView): AppError | null {
 }
 
 /**
- * Marks a ready session as needing the buyer on the merchant's own page (no payment handler could take the
- * payment); a session that is not ready answers as a completion would.
+ * Marks a ready session as needing the buyer: on the merchant's own page (no payment handler could take the
+ * payment), or at the bank for the authentication of `pending`; a session that is not ready answers as a completion
+ * would.
  */
-export async function escalateSession(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date()) {
+export async function escalateSession(
+  tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date(), pending: PendingPayment | null = null,
+) {
   const before = await lockChangeable(tx, owner, id, protocol, now);
   const problem = notReady(await viewSession(tx, before, baseUrl, now));
   if (problem) throw problem;
-  const after = await tx.checkoutSession.update({ where: { id }, data: { status: 'requires_escalation', updatedAt: now } });
+  const after = await tx.checkoutSession.update({ where: { id }, data: { status: 'requires_escalation', pendingPayment: toJsonValue(pending), updatedAt: now } });
   return { before, after };
 }
 
-const VARIANTS_SQL = (ids: string[]) => Prisma.sql`
-  SELECT v.id, v."productId", v.sku, p.name, p.slug, v."optionValues", v."priceDkk", v.stock, v."trackStock", v."allowBackorder",
+/** What a session's view needs of the shop's settings. */
+type SessionSettings = Pick<ShopSettings, 'currency' | 'termsUrl' | 'privacyUrl' | 'shippingFeeDkk' | 'freeShippingThresholdDkk' | 'vatRateBasisPoints'>;
+type PricingRow = SessionSettings & { [K in keyof VariantRow]: VariantRow[K] | null };
+
+/**
+ * The shop's settings and the session's variants in one statement (every read and write of a session prices it,
+ * so this is a round trip each of them saves): a row per variant found, or one row of settings alone. No row when
+ * the settings row does not exist yet.
+ */
+const PRICING_SQL = (ids: string[]) => Prisma.sql`
+  SELECT s.currency, s."termsUrl", s."privacyUrl", s."shippingFeeDkk", s."freeShippingThresholdDkk", s."vatRateBasisPoints",
+         v.id, v."productId", v.sku, p.name, p.slug, v."optionValues", v."priceDkk", v.stock, v."trackStock", v."allowBackorder",
          coalesce(v."deletedAt", p."deletedAt") AS "deletedAt", coalesce(v.images[1], p.images[1]) AS image
-  FROM "ProductVariant" v JOIN "Product" p ON p.id = v."productId" WHERE v.id = ANY (${ids}::text[])`;
+  FROM "ShopSettings" s
+  LEFT JOIN ("ProductVariant" v JOIN "Product" p ON p.id = v."productId") ON v.id = ANY (${ids}::text[])
+  WHERE s.id = 1`;
+
+/** A row of PRICING_SQL that found a variant (the left join's columns are null together, so the id says it). */
+const isVariant = (r: PricingRow): r is PricingRow & VariantRow => r.id !== null;
+
+async function settingsAndVariants(db: DbClient, ids: string[]): Promise<{ settings: SessionSettings; variants: VariantRow[] }> {
+  let rows = await queryRows<PricingRow>(db, PRICING_SQL(ids), { prepareAs: 'session_pricing' });
+  // A shop that has never saved its settings: loadSettings makes the row with its defaults, once.
+  if (rows.length === 0) {
+    await loadSettings(db);
+    rows = await queryRows<PricingRow>(db, PRICING_SQL(ids), { prepareAs: 'session_pricing' });
+  }
+  const [first] = rows;
+  if (!first) throw new Error('the shop settings row could not be read');
+  const variants = rows.filter(isVariant);
+  return { settings: first, variants };
+}
 
 const isHttpUrl = (s: string | null) => s !== null && /^https?:\/\//.test(s);
+
+/**
+ * Whether a protocol's session needs the buyer's e-mail before completion. UCP names no buyer field a business must
+ * have (its reference merchant completes without one): the platform is the buyer's channel, and the order's events
+ * reach the buyer through its webhook, so an order from UCP may have no e-mail (and then gets none).
+ */
+const BUYER_EMAIL_REQUIRED: Record<SessionProtocol, boolean> = { ucp: false, acp: true };
+
+/** The pricing of an order shipped with an option: the option's amount is the fee, already free or not. */
+const shippingAt = (pricing: PricingSettings, option: ShippingOption): PricingSettings => ({ ...pricing, shippingFeeDkk: option.amount, freeShippingThresholdDkk: null });
 
 /**
  * The session as it stands now: its lines priced at today's prices, its codes tried in order (a code that cannot be
@@ -187,10 +232,10 @@ const isHttpUrl = (s: string | null) => s !== null && /^https?:\/\//.test(s);
  */
 export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: string, now = new Date()): Promise<SessionView> {
   const stored = asLines(row.lines);
-  const [settings, variants, codes] = await Promise.all([
-    loadSettings(db),
-    stored.length === 0 ? Promise.resolve([]) : queryRows<VariantRow>(db, VARIANTS_SQL(stored.map((l) => l.variantId))),
+  const [{ settings, variants }, codes, rates] = await Promise.all([
+    settingsAndVariants(db, stored.map((l) => l.variantId)),
     row.discountCodes.length === 0 ? Promise.resolve([]) : db.discountCode.findMany({ where: { code: { in: row.discountCodes } } }),
+    db.shippingRate.findMany(),
   ]);
   const byId = new Map(variants.map((v) => [v.id, v]));
   const issues: SessionIssue[] = [];
@@ -220,27 +265,35 @@ export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: s
   });
 
   const buyer = asObject<SessionBuyer>(row.buyer);
-  if (!buyer?.email) issues.push({ type: 'error', code: 'missing', path: 'buyer.email', content: 'The buyer’s e-mail address is needed.', severity: 'requires_buyer_input' });
+  if (!buyer?.email && BUYER_EMAIL_REQUIRED[row.protocol as SessionProtocol]) issues.push({ type: 'error', code: 'missing', path: 'buyer.email', content: 'The buyer’s e-mail address is needed.', severity: 'requires_buyer_input' });
 
   const fulfillment = asObject<SessionFulfillment>(row.fulfillment) ?? { destinationId: null, address: null, optionId: null };
   const missing = missingAddressFields(fulfillment.address);
   const pricing = pricingSettings(settings);
   const priced = stored.map((l, i) => ({ unitPriceDkk: lines[i].unitPrice, quantity: l.quantity }));
-  // What shipping would cost: priceOrder decides it (free from the threshold), as it will for the order.
-  const withShipping = priceOrderParts(priced, usable.map((u) => u.terms), pricing);
-  const options = missing.length === 0 ? [{ id: SHIPPING_OPTION_ID, title: 'Standard shipping', amount: withShipping.money.shippingDkk }] : [];
-  const chosen = fulfillment.optionId !== null && options.some((o) => o.id === fulfillment.optionId);
+  const terms = usable.map((u) => u.terms);
+  // The goods without shipping: what the options are quoted on, and the totals until an option is chosen (nothing
+  // has been chosen to pay for yet).
+  const goodsOnly = priceOrderParts(priced, terms, { ...pricing, shippingFeeDkk: 0 });
+  const country = fulfillment.address?.country?.trim();
+  // Options are quoted once the destination's country is known; the full address is needed only to complete.
+  const options = country && lines.length > 0
+    ? shippingOptions(rates, pricing, { country, goodsDkk: goodsOnly.money.subtotalDkk - goodsOnly.money.discountDkk, variantIds: stored.map((l) => l.variantId) })
+    : [];
+  const option = fulfillment.optionId === null ? undefined : options.find((o) => o.id === fulfillment.optionId);
   if (missing.length > 0) {
     issues.push({ type: 'error', code: 'missing', path: 'fulfillment.address', content: `The shipping address lacks ${missing.map((f) => ADDRESS_LABELS[f]).join(', ')}.`, severity: 'requires_buyer_input' });
-  } else if (!chosen) {
-    issues.push({ type: 'error', code: 'missing', path: 'fulfillment.option', content: `Choose a fulfillment option (${SHIPPING_OPTION_ID}).`, severity: 'requires_buyer_input' });
+  } else if (!option) {
+    issues.push({ type: 'error', code: 'missing', path: 'fulfillment.option', content: `Choose a fulfillment option (${options.map((o) => o.id).join(', ')}).`, severity: 'requires_buyer_input' });
   }
-  // Until an option is chosen the totals hold no shipping: nothing has been chosen to pay for.
-  const { money, discountParts } = chosen ? withShipping : priceOrderParts(priced, usable.map((u) => u.terms), { ...pricing, shippingFeeDkk: 0 });
+  // The chosen option's amount is the order's shipping: priceOrder adds it as the fee, already free or not.
+  const { money, discountParts } = option ? priceOrderParts(priced, terms, shippingAt(pricing, option)) : goodsOnly;
 
   const expired = !isFinal(row.status) && isExpired(row.expiresAt, now);
   if (expired) issues.push({ type: 'error', code: 'expired', path: '', content: `The checkout expired at ${row.expiresAt.toISOString()}.`, severity: 'unrecoverable' });
   const status: SessionStatus = isFinal(row.status) ? (row.status as SessionStatus) : expired ? 'canceled' : openStatus(issues, row.status);
+  const pendingPayment = status === 'requires_escalation' ? asObject<PendingPayment>(row.pendingPayment) : null;
+  if (status === 'requires_escalation') issues.push(escalationIssue(pendingPayment));
   return {
     id: row.id,
     protocol: row.protocol as SessionProtocol,
@@ -248,12 +301,13 @@ export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: s
     currency: settings.currency,
     lines,
     buyer,
-    fulfillment: { ...fulfillment, optionId: chosen ? fulfillment.optionId : null, options },
+    fulfillment: { ...fulfillment, optionId: option ? option.id : null, options },
     discounts: { codes: [...row.discountCodes], applied: usable.map((u, i) => ({ code: u.code, amount: discountParts[i] })).filter((a) => a.amount > 0) },
     totals: { subtotal: money.subtotalDkk, discount: money.discountDkk, fulfillment: money.shippingDkk, tax: money.vatOere, total: money.totalDkk },
     issues: isFinal(row.status) ? [] : issues,
     links: { terms: settings.termsUrl ?? `${baseUrl}/pages/terms`, privacy: settings.privacyUrl ?? `${baseUrl}/pages/privacy` },
     platform: asObject<Record<string, unknown>>(row.platform),
+    pendingPayment,
     orderId: row.orderId,
     expiresAt: row.expiresAt,
     createdAt: row.createdAt,
@@ -291,31 +345,39 @@ const PROTOCOL_CHECKOUT: CheckoutSetup = { payments: manualPaymentProvider, emai
 
 /**
  * `payments` says what the order records of a payment the protocol already took (ACP: the Stripe PaymentIntent of
- * the agent's SharedPaymentToken); left out, the order records none.
+ * the agent's SharedPaymentToken); left out, the order records none. `email`, given when the buyer completes on the
+ * storefront, sends the order's confirmation at once (with how to pay), as a storefront checkout does.
  */
 export async function completeSession(
   tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date(), payments: PaymentProvider = manualPaymentProvider,
+  email: CheckoutSetup['email'] = PROTOCOL_CHECKOUT.email,
 ) {
   const before = await lockChangeable(tx, owner, id, protocol, now);
   const view = await viewSession(tx, before, baseUrl, now);
   const problem = notReady(view);
   if (problem) throw problem;
   const cartId = newId();
-  await queryRows(tx, Prisma.sql`INSERT INTO "Cart" (id, "apiKeyId", status, "createdAt", "updatedAt") VALUES (${cartId}, ${owner.keyId}, 'open', ${now}, ${now})`);
+  // The cart and its lines in one statement (the lines' foreign key is checked at its end, when the cart is there).
   await queryRows(tx, Prisma.sql`
+    WITH cart AS (INSERT INTO "Cart" (id, "apiKeyId", status, "createdAt", "updatedAt") VALUES (${cartId}, ${owner.keyId}, 'open', ${now}, ${now}))
     INSERT INTO "CartItem" (id, "cartId", "productId", "variantId", quantity)
     SELECT i.id, ${cartId}, v."productId", v.id, i.quantity
     FROM unnest(${view.lines.map(() => newId())}::text[], ${view.lines.map((l) => l.variantId)}::text[], ${view.lines.map((l) => l.quantity)}::bigint[]) AS i(id, "variantId", quantity)
-    JOIN "ProductVariant" v ON v.id = i."variantId"`);
+    JOIN "ProductVariant" v ON v.id = i."variantId"`, { prepareAs: 'session_cart' });
   const channel: OrderChannel = protocol;
   const buyer: Buyer = { keyId: owner.keyId, agentName: owner.agentName, channel, sessionId: id };
-  const placed = await placeOrder(tx, buyer, cartId, contactOf(view.buyer ?? {}, view.fulfillment.address ?? {}), view.discounts.applied.map((a) => a.code), { ...PROTOCOL_CHECKOUT, payments });
+  const option = view.fulfillment.options.find((o) => o.id === view.fulfillment.optionId);
+  const placed = await placeOrder(tx, buyer, cartId, contactOf(view.buyer ?? {}, view.fulfillment.address ?? {}), view.discounts.applied.map((a) => a.code), {
+    payments, email, shippingDkk: option?.amount,
+  });
+  // The order keeps what the buyer chose to ship with, as it was titled then (the order's delivery description).
+  const kept: SessionFulfillment = { destinationId: view.fulfillment.destinationId, address: view.fulfillment.address, optionId: view.fulfillment.optionId, ...(option ? { optionTitle: option.title } : {}) };
   // placeOrder's statement is the write's last; the session's completion joins it (deferWrite), so it commits with the order.
   await deferWrite(tx, {
     name: 'complete_session',
-    ctes: Prisma.sql`completed_session AS (UPDATE "CheckoutSession" SET status = 'completed', "orderId" = ${placed.order.id}, "updatedAt" = ${now} WHERE id = ${id})`,
+    ctes: Prisma.sql`completed_session AS (UPDATE "CheckoutSession" SET status = 'completed', "orderId" = ${placed.order.id}, fulfillment = ${JSON.stringify(kept)}::jsonb, "updatedAt" = ${now} WHERE id = ${id})`,
   });
-  const after: CheckoutSession = { ...before, status: 'completed', orderId: placed.order.id, updatedAt: now };
+  const after: CheckoutSession = { ...before, status: 'completed', orderId: placed.order.id, fulfillment: plainJson(kept), updatedAt: now };
   // The view as the session will read once this commits (nothing may be read after the deferred write).
   const completed: SessionView = { ...view, status: 'completed', issues: [], orderId: placed.order.id };
   return { before, after, placed, cartId, view: completed };

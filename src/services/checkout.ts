@@ -36,7 +36,11 @@ export type OrderChannel = 'agent' | 'web' | 'acp' | 'ucp';
  * when known, the channel, and for the protocols the checkout session the order came from (stored as acpSessionId).
  */
 /** What a checkout takes from the service's settings: how orders are paid (PAYMENTS_PROVIDER) and the SMTP settings. */
-export type CheckoutSetup = { payments: PaymentProvider; email: EmailConfig | undefined };
+/**
+ * `shippingDkk`: the shipping the buyer chose elsewhere (a checkout session's fulfillment option, already free or
+ * not); left out, the settings' fee and free-shipping threshold decide it.
+ */
+export type CheckoutSetup = { payments: PaymentProvider; email: EmailConfig | undefined; shippingDkk?: number };
 
 export const checkoutSetup = (config: Pick<Config, 'payments' | 'email'>): CheckoutSetup =>
   ({ payments: paymentProviderNamed(config.payments.provider), email: config.email });
@@ -80,7 +84,7 @@ export async function placeOrder(
   const money = priceOrder(
     lines.map((l) => ({ unitPriceDkk: Number(l.priceDkk), quantity: Number(l.quantity) })),
     discounts.map(discountTerms),
-    terms.pricing,
+    setup.shippingDkk === undefined ? terms.pricing : { ...terms.pricing, shippingFeeDkk: setup.shippingDkk, freeShippingThresholdDkk: null },
   );
   const orderId = newId();
   const payment = paymentProvider.start({ orderId, totalDkk: money.totalDkk, currency: terms.currency });

@@ -280,35 +280,66 @@ export function verifiedStripeEvent(config: Config, payload: Buffer, signature: 
   }
 }
 
-/** What Stripe answered to an agent's SharedPaymentToken: paid (its PaymentIntent) or declined (Stripe's words). */
-export type SharedTokenCharge = { paid: true; intentId: string } | { paid: false; message: string };
+/**
+ * What Stripe answered to an agent's SharedPaymentToken: paid (its PaymentIntent); the buyer's bank asks for
+ * authentication first (3-D Secure: `action.url` is the page where the buyer passes it, then the completion is sent
+ * again); or declined, in Stripe's words (`fraud` when Stripe declined it as fraudulent, lost or stolen).
+ */
+export type SharedTokenCharge =
+  | { paid: true; intentId: string }
+  | { paid: false; message: string; action: { intentId: string; url: string } }
+  | { paid: false; message: string; action?: undefined; fraud: boolean };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const FRAUD_DECLINES = new Set(['fraudulent', 'lost_card', 'stolen_card', 'merchant_blacklist']);
+
+/** A PaymentIntent as the charge's outcome (Stripe's object, read without the SDK's types: see chargeSharedToken). */
+function outcomeOf(intent: unknown): SharedTokenCharge {
+  const id = isRecord(intent) && typeof intent.id === 'string' ? intent.id : null;
+  if (id === null || !isRecord(intent)) throw new AppError('upstream_error', 'Stripe answered the payment without a PaymentIntent id.');
+  if (intent.status === 'succeeded') return { paid: true, intentId: id };
+  const next = isRecord(intent.next_action) && isRecord(intent.next_action.redirect_to_url) ? intent.next_action.redirect_to_url.url : null;
+  if (intent.status === 'requires_action' && typeof next === 'string') {
+    return { paid: false, message: 'The buyer’s bank asks the buyer to confirm the payment (3-D Secure).', action: { intentId: id, url: next } };
+  }
+  return { paid: false, message: `The payment was not completed (Stripe status ${String(intent.status)}).`, fraud: false };
+}
 
 /**
- * Charges a granted SharedPaymentToken (agentic commerce, docs/agentic-checkout.md "ACP payment"): one PaymentIntent
- * created and confirmed with payment_method_data[shared_payment_granted_token]. The SDK's types predate the
- * parameter, so the call goes through its rawRequest. `idempotencyKey` names the platform's own request, so a retry
- * of it is answered by Stripe with the same PaymentIntent and never charges twice. Made outside any transaction.
+ * Charges a granted SharedPaymentToken (agentic commerce, docs/agentic-checkout.md "ACP payment" and "UCP payment"):
+ * one PaymentIntent created and confirmed with payment_method_data[shared_payment_granted_token]. The SDK's types
+ * predate the parameter, so the call goes through its rawRequest. `idempotencyKey` names the platform's own request,
+ * so a retry of it is answered by Stripe with the same PaymentIntent and never charges twice. `returnUrl`, when given,
+ * lets the bank's authentication run as a redirect (Stripe then answers requires_action with redirect_to_url, which
+ * is `action`); without it an intent that needs authentication is not completed. Made outside any row lock.
  */
 export async function chargeSharedToken(
   config: Config,
-  p: { amount: number; currency: string; token: string; idempotencyKey: string; metadata: Record<string, string> },
+  p: { amount: number; currency: string; token: string; idempotencyKey: string; metadata: Record<string, string>; returnUrl?: string },
 ): Promise<SharedTokenCharge> {
   const stripe = stripeClient(config);
   try {
     const intent: unknown = await stripe.rawRequest('post', '/v1/payment_intents', {
       amount: p.amount, currency: p.currency.toLowerCase(), confirm: true, payment_method_data: { shared_payment_granted_token: p.token }, metadata: p.metadata,
+      ...(p.returnUrl ? { return_url: p.returnUrl } : {}),
     }, { idempotencyKey: p.idempotencyKey });
-    const id = isRecord(intent) && typeof intent.id === 'string' ? intent.id : null;
-    const status = isRecord(intent) ? intent.status : null;
-    if (id === null) throw new AppError('upstream_error', 'Stripe answered the payment without a PaymentIntent id.');
-    if (status !== 'succeeded') return { paid: false, message: `The payment was not completed (Stripe status ${String(status)}).` };
-    return { paid: true, intentId: id };
+    return outcomeOf(intent);
   } catch (err) {
-    if (err instanceof Stripe.errors.StripeCardError) return { paid: false, message: `The payment was declined: ${err.message}` };
+    if (err instanceof Stripe.errors.StripeCardError) {
+      return { paid: false, message: `The payment was declined: ${err.message}`, fraud: FRAUD_DECLINES.has(err.decline_code ?? '') };
+    }
+    // A token Stripe refuses (unknown, expired, used up, over its allowance) is the buyer's payment failing, not an
+    // outage: it is declined like a card, and a new token can be tried.
+    if (err instanceof Stripe.errors.StripeInvalidRequestError && err.param?.startsWith('payment_method_data') === true) {
+      return { paid: false, message: `The payment token was refused: ${err.message}`, fraud: false };
+    }
     throw upstreamProblem(err);
   }
+}
+
+/** Where a PaymentIntent that waited for the buyer's authentication stands now (the completion sent again after it). */
+export async function sharedTokenChargeNow(config: Config, intentId: string): Promise<SharedTokenCharge> {
+  return outcomeOf(await atStripe(() => stripeClient(config).paymentIntents.retrieve(intentId)));
 }
 
 /** Gives a SharedPaymentToken's payment back when the order it paid for could not be placed (best effort: logged by the caller). */

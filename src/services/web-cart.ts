@@ -5,6 +5,7 @@ import type { Cart } from '../generated/prisma/client.ts';
 import { recordWrite, type AuditRow } from '../registry/idempotency.ts';
 import { addCartLine, cartLines, cartSnapshot, cartView, lockOpenCart, setCartLine, type CartLine } from './carts.ts';
 import { placeOrder, type CheckoutSetup, type Contact } from './checkout.ts';
+import { completeSession, sessionSnapshot, viewSession, type SessionView } from './checkout-sessions.ts';
 import { normalizeCode, usableDiscount } from './discounts.ts';
 
 // The storefront's cart and checkout (docs/storefront.md, "Buying on the storefront"): the same cart, pricing, stock
@@ -131,6 +132,40 @@ export function checkOutWebCart(db: Db, who: WebWrite, cartId: string, contact: 
       meta: { cartId, stockTaken: placed.taken.map((t) => ({ productId: t.productId, variantId: t.variantId, quantity: t.quantity })), discountCode: placed.discountCode },
     });
     audit({ entityType: 'cart', entityId: cartId, before: placed.cartBefore, after: placed.cartAfter });
+    return placed;
+  });
+}
+
+/**
+ * A UCP checkout as its payment page on the storefront shows it (the page's signed link is the only way there), or
+ * null when there is no such session.
+ */
+export async function protocolSessionView(db: Db, sessionId: string, base: string): Promise<SessionView | null> {
+  const row = await db.checkoutSession.findUnique({ where: { id: sessionId } });
+  return row && row.protocol === 'ucp' ? viewSession(db, row, base) : null;
+}
+
+/**
+ * The buyer completes a UCP checkout on its payment page (its continue_url): the very completion the protocol's
+ * own makes (completeSession: stock never oversold, the codes counted, the order with the protocol's channel and the
+ * session's id, the session completed in the same statement), for the platform's key the session belongs to, paid
+ * with the shop's own provider (`setup`, as a storefront checkout). 409-style PriceChanged when the total is not the
+ * one the page showed. Audited as `storefront.checkout_session`.
+ */
+export function completeProtocolSession(db: Db, who: WebWrite, sessionId: string, base: string, expectedTotal: number, setup: CheckoutSetup) {
+  return webWrite(db, 'storefront.checkout_session', who, async (tx, audit) => {
+    const session = await tx.checkoutSession.findUnique({ where: { id: sessionId }, select: { apiKeyId: true, protocol: true } });
+    if (!session || session.protocol !== 'ucp') throw new AppError('not_found', `No checkout session with id "${sessionId}".`);
+    const key = await tx.apiKey.findUnique({ where: { id: session.apiKeyId }, select: { name: true } });
+    const owner = { keyId: session.apiKeyId, agentName: key?.name ?? null };
+    const { before, after, placed, cartId, view } = await completeSession(tx, owner, sessionId, 'ucp', base, new Date(), setup.payments, setup.email);
+    if (view.totals.total !== expectedTotal) throw new PriceChanged(`the order totals ${view.totals.total}, the page showed ${expectedTotal}`);
+    audit({
+      entityType: 'order', entityId: placed.order.id, before: null, after: placed.orderSnapshot,
+      meta: { checkoutSessionId: sessionId, cartId, stockTaken: placed.taken.map((t) => ({ productId: t.productId, variantId: t.variantId, quantity: t.quantity })) },
+    });
+    audit({ entityType: 'cart', entityId: cartId, before: placed.cartBefore, after: placed.cartAfter });
+    audit({ entityType: 'checkout_session', entityId: sessionId, before: sessionSnapshot(before), after: sessionSnapshot(after), meta: { orderId: placed.order.id } });
     return placed;
   });
 }

@@ -8,6 +8,7 @@ import { newSigningSecret } from '../events/signing.ts';
 import type { Prisma, WebhookDeliveryStatus, WebhookEndpoint } from '../generated/prisma/client.ts';
 import type { Principal } from '../registry/define-tool.ts';
 import { insufficientScope } from '../registry/scopes.ts';
+import { checkPlatformEvents, platformCreator, PLATFORM_FORMATS } from './platform-webhooks.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { sealedIn } from '../secrets/stored-secrets.ts';
 
@@ -65,13 +66,17 @@ export async function subscriptionCreator(db: DbClient, principal: Principal | n
   return { creatorKeyId: key.id, creatorGrantId: principal.grantId ?? null, creatorKeySecretHash: key.secretHash };
 }
 
-export type EndpointInput = { url: string; events: string[]; description?: string | null };
+/** `format` `acp`: an ACP platform's order webhook (docs/agentic-checkout.md); the default is Standard Webhooks. */
+export type EndpointInput = { url: string; events: string[]; description?: string | null; format?: 'standard' | 'acp' };
 
 export async function createEndpoint(tx: Tx, secrets: SecretBox, input: EndpointInput, creator: EndpointCreator) {
   const secret = newSigningSecret();
   const id = `we_${randomBytes(12).toString('base64url')}`;
   const row = await tx.webhookEndpoint.create({
-    data: { id, url: input.url, events: input.events, description: input.description ?? null, secret: secrets.seal(secret, sealedIn.webhookEndpoint(id)), ...creator },
+    data: {
+      id, url: input.url, events: input.events, description: input.description ?? null, format: input.format ?? 'standard',
+      secret: secrets.seal(secret, sealedIn.webhookEndpoint(id)), ...creator,
+    },
   });
   return { row, secret };
 }
@@ -92,7 +97,12 @@ export async function updateEndpoint(tx: Tx, id: string, patch: EndpointPatch, p
   }
   const before = await lockEndpoint(tx, id);
   const resaved = patch.url !== undefined || patch.events !== undefined || patch.enabled === true;
-  const creator = resaved ? await subscriptionCreator(tx, principal, patch.events ?? before.events) : {};
+  // A platform's endpoint stays its platform key's: the caller must be allowed to re-save it, and the key is checked
+  // again (and its current secret recorded, so a rotated key's endpoint works again once re-saved).
+  const platform = PLATFORM_FORMATS.includes(before.format);
+  if (platform && patch.events) checkPlatformEvents(patch.events);
+  const allowed = resaved ? await subscriptionCreator(tx, principal, patch.events ?? before.events) : {};
+  const creator = resaved && platform ? await platformCreator(tx, before.creatorKeyId) : allowed;
   const { enabled, ...fields } = patch;
   const state: Prisma.WebhookEndpointUpdateInput =
     enabled === undefined || enabled === before.enabled

@@ -9,6 +9,7 @@ import { createRenderMemo } from './render-memo.ts';
 import { bundledImage, IMAGE_ASSETS_PREFIX } from '../assets/images.ts';
 import { CSRF_SLOT } from './shopper.ts';
 import { registerShopRoutes, type ShopDeps } from './shop-routes.ts';
+import { registerProtocolCheckoutRoutes } from './protocol-checkout-routes.ts';
 import { categoryPage } from './pages/category.tsx';
 import { homePage } from './pages/home.tsx';
 import { infoPage } from './pages/info.tsx';
@@ -37,6 +38,7 @@ const PAGE_NUMBER = /^[1-9]\d{0,5}$/;
 export function registerStorefront(app: FastifyInstance, deps: ShopDeps): Storefront {
   const { db, config } = deps;
   const shop = registerShopRoutes(app, deps);
+  registerProtocolCheckoutRoutes(app, deps);
   const base = (req: FastifyRequest) => baseUrlOf(req, config);
   // Product, category and service pages are functions of their one query's result (see render-memo.ts).
   const memo = createRenderMemo();

@@ -10,7 +10,6 @@ import { acceptFormBodies, type FormBody } from '../http/form-body.ts';
 import type { Limiter } from '../http/rate-limit.ts';
 import { count } from '../http/request-guard.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
-import { sharedServerSecret } from '../secrets/server-secret.ts';
 import { emailInput } from '../schemas/web.ts';
 import { text } from '../schemas/text.ts';
 import { loadChrome, type Chrome } from '../services/storefront.ts';
@@ -24,12 +23,10 @@ import { EMPTY_CHECKOUT, renderCheckoutPage, type CheckoutField, type CheckoutFi
 import { renderOrderPage } from './pages/order.tsx';
 import { CART_DISCOUNT_PATH, CART_ITEMS_PATH, CART_LINES_PATH, CART_PATH, CHECKOUT_PATH } from './paths.ts';
 import { HTML_TYPE, SECURITY_HEADERS } from './respond.ts';
-import { orderLink, setShopperCookie, shopperOf, ShopSigner, type Shopper } from './shopper.ts';
+import { orderLink, setShopperCookie, shopperOf, shopSigner, type Shopper } from './shopper.ts';
 
 /** Pages that show one shopper's cart, form tokens or order: never stored by a shared cache, and no Referer leaves them. */
 export const PRIVATE_HEADERS = { ...SECURITY_HEADERS, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' } as const;
-/** The secret the cart cookie, the form tokens and order links are signed with (kept sealed in the database). */
-const SECRET_NAME = 'storefront-signing';
 /** The terms of sale the checkout links to: the shop's published page with this slug (docs/storefront.md). */
 export const TERMS_PAGE_SLUG = 'terms';
 /** A form post is a few short fields. */
@@ -62,14 +59,7 @@ export type ShopRoutes = {
  */
 export function registerShopRoutes(app: FastifyInstance, deps: ShopDeps): ShopRoutes {
   const { db, config } = deps;
-  let signer: Promise<ShopSigner> | null = null;
-  const signerOf = () => {
-    signer ??= sharedServerSecret(db, deps.secrets, SECRET_NAME).then((s) => new ShopSigner(s)).catch((err: unknown) => {
-      signer = null;
-      throw err;
-    });
-    return signer;
-  };
+  const signerOf = () => shopSigner(db, deps.secrets);
   const base = (req: FastifyRequest) => baseUrlOf(req, config);
 
   async function shopper(req: FastifyRequest, reply: FastifyReply): Promise<Shopper> {

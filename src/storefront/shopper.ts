@@ -1,5 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DbClient } from '../db/client.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import { sharedServerSecret } from '../secrets/server-secret.ts';
 
 // Who is shopping, without an account (docs/storefront.md, "Buying on the storefront"): a random owner id in a
 // signed, HttpOnly, SameSite=Lax cookie. The server keeps no session; the signature (HMAC-SHA256 under the
@@ -18,7 +21,10 @@ export const CSRF_SLOT = `csrf-${randomBytes(18).toString('base64url')}`;
 const COOKIE_MAX_AGE_S = 30 * 24 * 3600;
 const OWNER_PATTERN = /^web_[A-Za-z0-9_-]{22}$/;
 
-type Purpose = 'owner' | 'csrf' | 'order';
+type Purpose = 'owner' | 'csrf' | 'order' | 'checkout_session';
+
+/** The secret the cart cookie, the form tokens and the signed links are signed with (kept sealed in the database). */
+const SECRET_NAME = 'storefront-signing';
 
 export class ShopSigner {
   constructor(private readonly secret: string) {}
@@ -75,3 +81,23 @@ export function setShopperCookie(reply: FastifyReply, signer: ShopSigner, shoppe
 
 /** The signature that opens an order's page: `/orders/<id>/<signature>`. */
 export const orderLink = (signer: ShopSigner, orderId: string) => `/orders/${encodeURIComponent(orderId)}/${signer.sign('order', orderId)}`;
+
+const signers = new WeakMap<object, Promise<ShopSigner>>();
+
+/** The shop's signer, read once per process and database (a failed read is tried again next time). */
+export function shopSigner(db: DbClient, secrets: SecretBox): Promise<ShopSigner> {
+  let signer = signers.get(db);
+  if (!signer) {
+    signer = sharedServerSecret(db, secrets, SECRET_NAME).then((s) => new ShopSigner(s));
+    signer.catch(() => signers.delete(db));
+    signers.set(db, signer);
+  }
+  return signer;
+}
+
+/**
+ * The signature that opens a protocol checkout's payment page on the storefront: `/checkout/ucp/<id>/<signature>`,
+ * the continue_url of a checkout the buyer finishes in person (src/storefront/protocol-checkout-routes.ts).
+ */
+export const checkoutSessionLink = (signer: ShopSigner, sessionId: string) =>
+  `/checkout/ucp/${encodeURIComponent(sessionId)}/${signer.sign('checkout_session', sessionId)}`;

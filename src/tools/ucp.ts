@@ -5,13 +5,13 @@ import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { checkProfileUrl, platformOf, type PlatformFacts } from '../protocols/ucp/platform.ts';
-import { decidePayment, paymentHandlers } from '../protocols/ucp/payment.ts';
+import { continueUrlOf, paidInstrument, paymentHandlers, settleAfterCommit, takePayment } from '../protocols/ucp/payment.ts';
 import { changesOf, checkoutOf, chosenInstrument, CheckoutRequest, CompleteRequest, orderOf, type OrderFacts } from '../protocols/ucp/wire.ts';
 import { defineTool, type ReadContext, type Tool, type WriteContext } from '../registry/define-tool.ts';
 import { describeIssues } from '../registry/invoke-tool.ts';
 import { problemOfIssues } from '../schemas/domain-issue.ts';
 import {
-  cancelSession, completeSession, createSession, escalateSession, findSession, sessionAddress, sessionSnapshot, updateSession, viewSession, type SessionOwner,
+  cancelSession, completeSession, createSession, escalateSession, findSession, sessionFulfillment, sessionSnapshot, updateSession, viewSession, type SessionOwner,
 } from '../services/checkout-sessions.ts';
 import { loadOrder } from '../services/orders.ts';
 import { ensurePlatformEndpoint } from '../services/platform-webhooks.ts';
@@ -38,8 +38,6 @@ function parsed<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
   return result.data;
 }
 
-/** Where the buyer finishes a checkout no payment handler could take: the storefront's payment page for it. */
-const continueUrlOf = (base: string, id: string) => `${base}/checkout/ucp/${encodeURIComponent(id)}`;
 const orderUrlOf = (base: string, id: string) => `${base}/ucp/orders/${encodeURIComponent(id)}`;
 
 /** The public origin the protocol objects link to (PUBLIC_BASE_URL, else the listener's own address). */
@@ -53,7 +51,7 @@ function ownerOf(ctx: Pick<ReadContext, 'principal'>): SessionOwner {
 async function rendered(ctx: ReadContext | WriteContext, row: CheckoutSession) {
   const base = publicBase(ctx.config);
   const view = await viewSession(ctx.db, row, base);
-  return checkoutOf(view, { handlers: paymentHandlers(ctx.config), orderUrl: (id) => orderUrlOf(base, id), continueUrl: continueUrlOf(base, row.id) });
+  return checkoutOf(view, { handlers: paymentHandlers(ctx.config), orderUrl: (id) => orderUrlOf(base, id), continueUrl: await continueUrlOf(ctx, base, view) });
 }
 
 async function platform(ctx: WriteContext, meta: z.infer<typeof Meta>): Promise<PlatformFacts> {
@@ -123,31 +121,39 @@ export const ucpTools: readonly Tool[] = [
     description: 'UCP: pays with the given instrument and places the order; without a fitting payment handler the checkout needs escalation (continue_url).',
     scope: 'checkout:agent',
     kind: 'write',
-    errors: [...SESSION_ERRORS, 'checkout_session_incomplete', 'out_of_stock', 'payment_declined', 'payment_rejected', 'empty_cart', 'cart_closed'],
+    errors: [...SESSION_ERRORS, 'checkout_session_incomplete', 'out_of_stock', 'payment_declined', 'payment_rejected', 'empty_cart', 'cart_closed', 'conflict', 'upstream_error'],
     audit: { appendOnly: ['checkout_session', 'order', 'cart'] },
     input: z.strictObject({ meta: Meta, id: Id, checkout: UcpObject }),
     output: UcpObject,
-    async handler({ id, checkout: body }, ctx) {
+    async handler({ meta, id, checkout: body }, ctx) {
       const owner = ownerOf(ctx);
-      const decision = decidePayment(ctx.config, chosenInstrument(parsed(CompleteRequest, body)));
-      if (!decision.paid) {
-        const { before, after } = await escalateSession(ctx.db, owner, id, 'ucp', publicBase(ctx.config));
-        audited(ctx, before, after, { escalated: 'no payment handler of this service fits the instrument' });
+      const base = publicBase(ctx.config);
+      const requestKey = meta['idempotency-key'] ?? `request-${ctx.requestId}`;
+      const payment = await takePayment(ctx, owner, id, chosenInstrument(parsed(CompleteRequest, body)), base, requestKey);
+      if (!payment.paid) {
+        const { before, after } = await escalateSession(ctx.db, owner, id, 'ucp', base, new Date(), payment.pending);
+        audited(ctx, before, after, { escalated: payment.reason });
         return rendered(ctx, after);
       }
-      const base = publicBase(ctx.config);
-      const { before, after, placed, cartId, view } = await completeSession(ctx.db, owner, id, 'ucp', base);
+      const { before, after, placed, cartId, view } = await completeSession(ctx.db, owner, id, 'ucp', base, new Date(), payment.provider);
+      // What was charged is what the order costs; a price that changed in between fails the completion (refunded).
+      if (payment.charged && payment.charged.amount !== view.totals.total) {
+        throw new AppError('conflict', `The total changed to ${view.totals.total} while the payment of ${payment.charged.amount} was taken; it is refunded. Complete again.`);
+      }
       ctx.audit({
         entityType: 'order', entityId: placed.order.id, before: null, after: placed.orderSnapshot,
-        meta: { checkoutSessionId: id, cartId, stockTaken: placed.taken.map((t) => ({ productId: t.productId, variantId: t.variantId, quantity: t.quantity })), payment: decision },
+        meta: {
+          checkoutSessionId: id, cartId, stockTaken: placed.taken.map((t) => ({ productId: t.productId, variantId: t.variantId, quantity: t.quantity })),
+          payment: { handler: payment.handler, reference: payment.reference },
+        },
       });
       ctx.audit({ entityType: 'cart', entityId: cartId, before: placed.cartBefore, after: placed.cartAfter });
       audited(ctx, before, after, { orderId: placed.order.id });
       // The order's statement is still to run (it joins the write's last statement): rendered from what it will hold.
-      return checkoutOf(view, {
-        handlers: paymentHandlers(ctx.config), orderUrl: (o) => orderUrlOf(base, o), continueUrl: continueUrlOf(base, id),
-      });
+      const completed = checkoutOf(view, { handlers: paymentHandlers(ctx.config), orderUrl: (o) => orderUrlOf(base, o), continueUrl: '' });
+      return { ...completed, payment: { instruments: [paidInstrument(payment.instrument)] } };
     },
+    completeAfterCommit: settleAfterCommit,
   }),
   defineTool({
     name: 'cancel_checkout',
@@ -179,9 +185,8 @@ export const ucpTools: readonly Tool[] = [
       const session = await ctx.db.checkoutSession.findUnique({ where: { orderId: id } });
       if (!session || session.apiKeyId !== owner.keyId || session.protocol !== 'ucp') throw new AppError('not_found', `No order with id "${id}".`);
       const order = await loadOrder(ctx.db, id);
-      const address = sessionAddress(session);
       const shippedAt = order.shippedAt ?? null;
-      return orderOf(orderFacts(order), address, orderUrlOf(publicBase(ctx.config), id), shippedAt ? { shippedAt: shippedAt.toISOString() } : null);
+      return orderOf(orderFacts(order), sessionFulfillment(session), orderUrlOf(publicBase(ctx.config), id), shippedAt ? { shippedAt: shippedAt.toISOString() } : null);
     },
   }),
 ];

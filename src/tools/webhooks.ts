@@ -8,6 +8,7 @@ import { encodeCursor, pageCursor } from '../schemas/cursor.ts';
 import { limit } from '../schemas/numbers.ts';
 import { text } from '../schemas/text.ts';
 import { timestamp } from '../schemas/time.ts';
+import { checkPlatformEvents, platformCreator } from '../services/platform-webhooks.ts';
 import {
   createEndpoint, deleteEndpoint, deliveryStats, endpointSnapshot, listDeliveries, listEndpoints, redeliver, rotateSecret, sendTestEvent,
   subscriptionCreator, updateEndpoint,
@@ -23,6 +24,9 @@ const Events = z
   .max(100)
   .describe('Event types (OpenAPI webhooks), "order.*" or "*" (400 unknown_event_type otherwise).');
 const Description = text({ max: 500 }).nullable();
+const AcpPlatformKeyId = text({ min: 1, max: 100 }).describe(
+  'ACP platform key id (checkout:agent): the endpoint gets its orders as ACP events.',
+);
 
 const Endpoint = WebhookEndpointObject;
 
@@ -78,15 +82,18 @@ export const webhookTools = [
       'Registers an https URL for signed events (Standard Webhooks). Returns the signing secret once.',
     scope: 'settings:write',
     kind: 'write',
-    errors: ['invalid_webhook_url', 'unknown_event_type'],
+    errors: ['invalid_webhook_url', 'unknown_event_type', 'not_found'],
     audit: { appendOnly: ['webhook_endpoint'] },
-    input: z.strictObject({ url: Url, events: Events, description: Description.optional() }),
+    input: z.strictObject({ url: Url, events: Events, description: Description.optional(), acpPlatformKeyId: AcpPlatformKeyId.optional() }),
     output: WithSecret,
     replayResult: withoutSecret,
-    async handler(input, ctx) {
-      const creator = await subscriptionCreator(ctx.db, ctx.principal, input.events);
+    async handler({ acpPlatformKeyId, ...input }, ctx) {
+      const allowed = await subscriptionCreator(ctx.db, ctx.principal, input.events);
+      if (acpPlatformKeyId !== undefined) checkPlatformEvents(input.events);
+      const creator = acpPlatformKeyId === undefined ? allowed : await platformCreator(ctx.db, acpPlatformKeyId);
       const url = await checkEndpointUrl(ctx.config, input.url);
-      const { row, secret } = await createEndpoint(ctx.db, ctx.secrets, { ...input, url }, creator);
+      const platform = acpPlatformKeyId === undefined ? null : { format: 'acp' as const, description: input.description ?? `ACP order webhook of key ${acpPlatformKeyId}` };
+      const { row, secret } = await createEndpoint(ctx.db, ctx.secrets, { ...input, url, ...platform }, creator);
       ctx.audit({ entityType: 'webhook_endpoint', entityId: row.id, before: null, after: endpointSnapshot(row) });
       return { endpoint: endpointSnapshot(row), secret };
     },

@@ -2,6 +2,7 @@
 // SharedPaymentToken against the fake Stripe API (paid, declined), cancel, headers, idempotency, and who may see
 // what. Every answer is validated against the protocol's JSON Schema.
 import { describe, expect, it } from 'vitest';
+import { chargeSharedToken } from '../../src/services/payments.ts';
 import { acp, acpError, ADDRESS, createBody, payWith, session, total, useAcp } from './helpers.ts';
 
 const w = useAcp();
@@ -56,6 +57,17 @@ describe('lifecycle', () => {
     expect(declined.status).toBe('ready_for_payment');
     expect(declined.messages.map((m) => m.code)).toContain('payment_declined');
     expect(await w.t.db.order.count({ where: { acpSessionId: s.id } })).toBe(0);
+  });
+
+  it('refuses a credential that is no SharedPaymentToken with a 400 naming it, before Stripe is asked', async () => {
+    const s = await create(createBody([['item_456', 1]], true));
+    const asked = w.stripe.requests.length;
+    const res = acpError(await acp(w, 'POST', `/acp/checkout_sessions/${s.id}/complete`, payWith('tok_visa')), 400, 'invalid');
+    expect(res.param).toBe('$.payment_data.instrument.credential.token');
+    expect(w.stripe.requests.length).toBe(asked);
+    // A token Stripe itself refuses is the payment failing (declined), not an outage (502).
+    const refused = await chargeSharedToken(w.t.config, { amount: 100, currency: 'usd', token: 'not-a-token', idempotencyKey: 'refused-1', metadata: {} });
+    expect(refused).toMatchObject({ paid: false, message: expect.stringContaining('refused') });
   });
 
   it('refuses a payment no handler takes with the protocol error', async () => {

@@ -32,7 +32,7 @@ const EXTRA_CHECKS: Record<string, string> = {
   CheckoutSession_protocol_check: "CHECK ((protocol = ANY (ARRAY['ucp'::text, 'acp'::text])))",
   CheckoutSession_status_check:
     "CHECK ((status = ANY (ARRAY['incomplete'::text, 'requires_escalation'::text, 'ready_for_complete'::text, 'complete_in_progress'::text, 'completed'::text, 'canceled'::text])))",
-  WebhookEndpoint_format_check: "CHECK ((format = ANY (ARRAY['standard'::text, 'ucp'::text])))",
+  WebhookEndpoint_format_check: "CHECK ((format = ANY (ARRAY['standard'::text, 'ucp'::text, 'acp'::text])))",
 };
 
 type Column = {

@@ -3,8 +3,9 @@
 // Request and response shapes follow Stripe's published OpenAPI description (repository stripe/openapi, file
 // openapi/spec3.json): the operations POST /v1/checkout/sessions, GET /v1/checkout/sessions/{session},
 // POST /v1/checkout/sessions/{session}/expire, POST /v1/payment_intents (confirmed at once with an agent's
-// SharedPaymentToken, payment_method_data[shared_payment_granted_token]), GET /v1/payment_intents/{intent} (with
-// expand[]) and POST /v1/refunds,
+// SharedPaymentToken, payment_method_data[shared_payment_granted_token], and return_url for a redirect to the
+// bank's 3-D Secure page: next_action redirect_to_url), GET /v1/payment_intents/{intent} (with expand[]) and
+// POST /v1/refunds,
 // and the schemas checkout.session, payment_intent, charge, refund, dispute, review and event. Requests are
 // application/x-www-form-urlencoded with bracketed keys (line_items[0][price_data][unit_amount]); errors are
 // {"error": {type, code, message, param}} with 400/401/404. An Idempotency-Key is honoured as Stripe does: the same
@@ -66,6 +67,8 @@ export type FakeStripe = {
   requests: { method: string; path: string; params: Json; idempotencyKey: string | undefined }[];
   /** The buyer pays the session: it completes, its payment intent succeeds with a charge of this method. */
   pay: (sessionId: string, method?: string) => { session: Json; intent: Json; charge: Json };
+  /** The buyer passes (or fails) the bank's authentication of an intent in requires_action. */
+  authenticate: (intentId: string, passed: boolean) => Json;
   /** The session runs out (as Stripe does after expires_at, or POST …/expire). */
   expire: (sessionId: string) => Json;
   /** A dispute of the charge, in the given status. */
@@ -129,10 +132,24 @@ export async function startFakeStripe(
     return { status: 200, body: visible(session) };
   }
 
+  /** A succeeded payment of the intent: its charge, and the intent moved to succeeded. */
+  function succeed(intent: Json): Json {
+    const charge: Json = {
+      id: newId('ch'), object: 'charge', amount: intent.amount, amount_captured: intent.amount, amount_refunded: 0, refunded: false, captured: true, paid: true,
+      status: 'succeeded', currency: intent.currency, payment_intent: intent.id, created: now(), disputed: false, metadata: obj(intent.metadata),
+      payment_method_details: { type: 'card' },
+    };
+    charges.set(String(charge.id), charge);
+    return Object.assign(intent, { status: 'succeeded', amount_received: intent.amount, latest_charge: charge.id, next_action: null });
+  }
+
   /**
    * A PaymentIntent confirmed with a granted SharedPaymentToken (Stripe's agentic commerce: the token goes in
    * payment_method_data[shared_payment_granted_token] with confirm=true). A token whose id contains `declined` is
-   * declined as a card would be (402 card_error, card_declined); any other `spt_` token pays, with a charge.
+   * declined as a card would be (402 card_error, card_declined), one containing `fraud` likewise with decline_code
+   * fraudulent; one containing `3ds` needs the buyer's authentication: the intent is requires_action, with
+   * next_action redirect_to_url when a return_url was sent (else use_stripe_sdk), until `authenticate`. Any other
+   * `spt_` token pays, with a charge.
    */
   function createPaymentIntent(p: Json): Answer {
     const amount = int(p.amount);
@@ -141,23 +158,27 @@ export async function startFakeStripe(
     const token = obj(p.payment_method_data).shared_payment_granted_token;
     if (typeof token !== 'string' || !token.startsWith('spt_')) return invalid('payment_method_data[shared_payment_granted_token]', 'A granted SharedPaymentToken (spt_…) is required.');
     if (p.confirm !== 'true') return invalid('confirm', 'This fake confirms shared payment tokens at creation only: send confirm=true.');
+    if (p.return_url !== undefined && (typeof p.return_url !== 'string' || !/^https?:\/\//.test(p.return_url))) return invalid('return_url', 'return_url must be a URL.');
     const id = newId('pi');
     const base: Json = {
       id, object: 'payment_intent', amount, currency: p.currency, metadata: obj(p.metadata), payment_method_types: ['card'], created: now(),
-      capture_method: 'automatic', confirmation_method: 'automatic',
+      capture_method: 'automatic', confirmation_method: 'automatic', next_action: null,
     };
-    if (token.includes('declined')) {
+    const decline = token.includes('declined') ? 'generic_decline' : token.includes('fraud') ? 'fraudulent' : null;
+    if (decline) {
       const intent: Json = { ...base, status: 'requires_payment_method', amount_received: 0, latest_charge: null };
       intents.set(id, intent);
-      return error(402, 'card_error', 'Your card was declined.', { code: 'card_declined', decline_code: 'generic_decline', payment_intent: intent });
+      return error(402, 'card_error', 'Your card was declined.', { code: 'card_declined', decline_code: decline, payment_intent: intent });
     }
-    const charge: Json = {
-      id: newId('ch'), object: 'charge', amount, amount_captured: amount, amount_refunded: 0, refunded: false, captured: true, paid: true,
-      status: 'succeeded', currency: p.currency, payment_intent: id, created: now(), disputed: false, metadata: obj(p.metadata),
-      payment_method_details: { type: 'card' },
-    };
-    const intent: Json = { ...base, status: 'succeeded', amount_received: amount, latest_charge: charge.id };
-    charges.set(String(charge.id), charge);
+    if (token.includes('3ds')) {
+      const nextAction = typeof p.return_url === 'string'
+        ? { type: 'redirect_to_url', redirect_to_url: { url: `https://hooks.stripe.com/3d_secure_2/authenticate/${id}`, return_url: p.return_url } }
+        : { type: 'use_stripe_sdk', use_stripe_sdk: {} };
+      const intent: Json = { ...base, status: 'requires_action', amount_received: 0, latest_charge: null, next_action: nextAction };
+      intents.set(id, intent);
+      return { status: 200, body: intent };
+    }
+    const intent = succeed(base);
     intents.set(id, intent);
     return { status: 200, body: intent };
   }
@@ -226,7 +247,8 @@ export async function startFakeStripe(
         res.setHeader('Idempotent-Replayed', 'true');
       } else {
         answer = route('POST', path, params);
-        idempotent.set(key, { params: `${path}?${body}`, answer });
+        // Kept as it was answered: Stripe replays the first response, not the object as it stands later.
+        idempotent.set(key, { params: `${path}?${body}`, answer: structuredClone(answer) });
       }
     } else {
       answer = route(req.method ?? 'GET', path, params);
@@ -267,6 +289,15 @@ export async function startFakeStripe(
       intents.set(intentId, intent);
       Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: intentId });
       return { session: visible(session), intent, charge };
+    },
+    authenticate(intentId, passed) {
+      const intent = intents.get(intentId);
+      if (!intent || intent.status !== 'requires_action') throw new Error(`no payment intent ${intentId} waiting for authentication`);
+      if (passed) return succeed(intent);
+      return Object.assign(intent, {
+        status: 'requires_payment_method', next_action: null,
+        last_payment_error: { type: 'card_error', code: 'payment_intent_authentication_failure', message: 'The provided PaymentMethod has failed authentication.' },
+      });
     },
     expire(sessionId) {
       const session = sessions.get(sessionId);

@@ -62,7 +62,15 @@ describe('GET/HEAD /.well-known/api-catalog', () => {
         },
         {
           anchor: `${BASE}/ucp`,
-          'service-desc': [{ href: `${BASE}/.well-known/ucp`, type: 'application/json' }],
+          'service-desc': [
+            { href: `${BASE}/.well-known/ucp`, type: 'application/json' },
+            { href: `${BASE}/openapi/checkout.json`, type: 'application/vnd.oai.openapi+json;version=3.1' },
+          ],
+          'service-doc': [{ href: `${BASE}/docs`, type: 'text/html' }],
+        },
+        {
+          anchor: `${BASE}/acp`,
+          'service-desc': [{ href: `${BASE}/openapi/checkout.json`, type: 'application/vnd.oai.openapi+json;version=3.1' }],
           'service-doc': [{ href: `${BASE}/docs`, type: 'text/html' }],
         },
       ],

@@ -15,9 +15,10 @@ import { createTestApp, type TestApp } from '../helpers/app.ts';
 // Issue 28 added orders.payment_link and orders.refund, checkout's payment link (+396 on both) and orders.update_status's
 // carrier and tracking fields (+60; the buyer's shipping e-mail shows them, docs/email.md): 39 tools 11,542 and 11,851,
 // 56 tools 15,181 and 15,490;
-// the budget rose by as much.
+// the budget rose by as much. Issue 29 added webhooks.create's acpPlatformKeyId (+41 on both: an ACP platform's order
+// webhook is registered with it, docs/agentic-checkout.md): 56 tools 15,222 and 15,531.
 const ORIGINAL_TOOLS_BUDGET = 12_000;
-const FULL_LIST_BUDGET = 15_510;
+const FULL_LIST_BUDGET = 15_531;
 const LEAN_LIST_BUDGET = 1_500;
 // UCP's MCP binding (docs/agentic-checkout.md): six tools listed only to keys with checkout:agent, which a key with
 // every scope holds. Their schemas stay open objects (the protocol's own schemas are published by its profile), so

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { buildDocument, withServer } from '../../src/openapi/build-document.ts';
+import { buildCheckoutDocument } from '../../src/openapi/checkout-protocols.ts';
 import { serializeDocument } from '../../src/openapi/write.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 
@@ -42,6 +43,12 @@ it('the committed document (servers "/") has 0 errors and 0 warnings under the r
 
 it('the served document (servers = the public origin) has 0 errors and 0 warnings', () => {
   const { status, out, stdout } = lint(withServer(buildDocument(TOOLS), 'https://shop.example.org'));
+  expect(totals(stdout), out).toEqual({ errors: 0, warnings: 0, problems: [] });
+  expect(status).toBe(0);
+}, 90_000);
+
+it('the checkout protocols’ document (/openapi/checkout.json) has 0 errors and 0 warnings', () => {
+  const { status, out, stdout } = lint(buildCheckoutDocument());
   expect(totals(stdout), out).toEqual({ errors: 0, warnings: 0, problems: [] });
   expect(status).toBe(0);
 }, 90_000);

@@ -145,6 +145,8 @@ export function ucp(t: TestApp, p: Platform, method: 'GET' | 'POST' | 'PUT', url
 }
 
 export const ROSES = 'bouquet_roses';
+/** The flower shop's standard shipping rate (shipping_rates.csv): 5.00 for every country, free by its promotions. */
+export const STANDARD_RATE = 'std-ship';
 export const ADDRESS = { street_address: '123 Market St', address_locality: 'San Francisco', address_region: 'CA', postal_code: '94105', address_country: 'US' };
 
 export const lines = (items: Array<[string, number]>) => items.map(([id, quantity]) => ({ item: { id }, quantity }));
@@ -155,7 +157,7 @@ export function createBody(items: Array<[string, number]> = [[ROSES, 1]], ready 
     line_items: lines(items),
     ...(ready ? {
       buyer: { email: 'buyer@example.com', first_name: 'Ada', last_name: 'Buyer' },
-      fulfillment: { methods: [{ type: 'shipping', destinations: [{ id: 'dest_1', ...ADDRESS }], selected_destination_id: 'dest_1', groups: [{ selected_option_id: 'standard' }] }] },
+      fulfillment: { methods: [{ type: 'shipping', destinations: [{ id: 'dest_1', ...ADDRESS }], selected_destination_id: 'dest_1', groups: [{ selected_option_id: STANDARD_RATE }] }] },
     } : {}),
   };
 }

@@ -7,7 +7,7 @@ import { startDeliveryWorker, type DeliveryWorker } from '../../src/events/deliv
 import { serviceSafeFetch } from '../../src/outbound/service-client.ts';
 import type { TestApp } from '../helpers/app.ts';
 import type { RecordedRequest } from '../outbound/local-server.ts';
-import { checkout, createBody, expectValid, ORDER_SCHEMA, paymentWith, SIMULATION_SECRET, startPlatform, ucp, ucpApp, type Platform } from './helpers.ts';
+import { ADDRESS, checkout, createBody, expectValid, lines, ORDER_SCHEMA, paymentWith, SIMULATION_SECRET, STANDARD_RATE, startPlatform, ucp, ucpApp, type Platform } from './helpers.ts';
 
 let t: TestApp;
 let p: Platform;
@@ -15,7 +15,8 @@ let other: Platform;
 let worker: DeliveryWorker;
 
 beforeAll(async () => {
-  t = await ucpApp();
+  // With SMTP configured, so the buyer e-mails an order's moves cause are written (no worker sends them here).
+  t = await ucpApp({ SMTP_URL: 'smtp://127.0.0.1:2525' });
   p = await startPlatform(t);
   other = await startPlatform(t);
   worker = startDeliveryWorker({ db: t.db, config: t.config, log: t.app.log, fetch: serviceSafeFetch(t.config), secrets: t.secrets });
@@ -75,4 +76,27 @@ it('sends order placed and order shipped to the platform, signed with a publishe
   expect(other.webhooks).toEqual([]);
   const refused = await t.app.inject({ method: 'POST', url: `/testing/simulate-shipping/${orderId}`, headers: { 'simulation-secret': 'wrong-secret-wrong' } });
   expect(refused.statusCode).toBe(403);
+}, 30_000);
+
+it('ships an order placed without the buyer’s e-mail (UCP requires none), writing it no e-mail', async () => {
+  const c = checkout(await ucp(t, p, 'POST', '/ucp/checkout-sessions', {
+    line_items: lines([['pot_ceramic', 1]]),
+    fulfillment: { methods: [{ type: 'shipping', destinations: [{ id: 'd', ...ADDRESS }], selected_destination_id: 'd', groups: [{ selected_option_id: STANDARD_RATE }] }] },
+  }), 201);
+  expect(c.status).toBe('ready_for_complete');
+  const done = checkout(await ucp(t, p, 'POST', `/ucp/checkout-sessions/${c.id}/complete`, paymentWith('success_token')));
+  const orderId = done.order!.id;
+  expect((await t.db.order.findUniqueOrThrow({ where: { id: orderId } })).email).toBe('');
+  // The suite labels even a body-less POST application/json.
+  const shipped = await t.app.inject({
+    method: 'POST', url: `/testing/simulate-shipping/${orderId}`, headers: { 'simulation-secret': SIMULATION_SECRET, 'content-type': 'application/json' },
+  });
+  expect(shipped.statusCode, shipped.body).toBe(200);
+  expect((await t.db.order.findUniqueOrThrow({ where: { id: orderId } })).status).toBe('shipped');
+  expect(await t.db.emailOutbox.count({ where: { orderId } })).toBe(0);
+  // An order with the buyer's e-mail gets its shipping notice as before.
+  const withBuyer = checkout(await ucp(t, p, 'POST', '/ucp/checkout-sessions', createBody([['pot_ceramic', 1]], true)), 201);
+  const placed = checkout(await ucp(t, p, 'POST', `/ucp/checkout-sessions/${withBuyer.id}/complete`, paymentWith('success_token')));
+  await t.app.inject({ method: 'POST', url: `/testing/simulate-shipping/${placed.order!.id}`, headers: { 'simulation-secret': SIMULATION_SECRET } });
+  expect(await t.db.emailOutbox.findMany({ where: { orderId: placed.order!.id }, select: { kind: true } })).toEqual(expect.arrayContaining([{ kind: 'shipping_notice' }]));
 }, 30_000);

@@ -4,18 +4,14 @@
 // registry: ACP has no MCP binding, so they are never listed to agents.
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
-import { inTransaction, type Db } from '../../db/client.ts';
-import { plainJson } from '../../domain/json-snapshot.ts';
-import type { PaymentProvider } from '../../domain/payment.ts';
+import type { Db } from '../../db/client.ts';
 import { AppError } from '../../errors.ts';
-import { eventsOf } from '../../events/outbox.ts';
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
-import { defineTool, type Change, type ReadContext, type Tool, type WriteContext } from '../../registry/define-tool.ts';
-import { recordWrite } from '../../registry/idempotency.ts';
+import { defineTool, type ReadContext, type Tool, type WriteContext } from '../../registry/define-tool.ts';
 import {
   cancelSession, completeSession, createSession, findSession, sessionSnapshot, updateSession, viewSession, type SessionOwner,
 } from '../../services/checkout-sessions.ts';
-import { changeOrderStatus } from '../../services/orders.ts';
+import { markTokenOrderPaid, paidByToken } from '../../services/agent-payments.ts';
 import { changesOf, CompleteRequest, CreateRequest, sessionOf, stripeHandler, UpdateRequest, type Handler } from './wire.ts';
 
 /** The public origin the protocol objects link to (PUBLIC_BASE_URL, else the listener's own address). */
@@ -64,30 +60,6 @@ const SESSION_ERRORS = ['not_found', 'checkout_session_closed', 'discount_unavai
 /** What every ACP write declares besides its input, errors and handler. */
 const write = (name: string, title: string, description: string, audited: readonly string[] = ['checkout_session']) =>
   ({ name, title, description, scope: 'checkout:agent', audit: { appendOnly: audited } }) as const;
-
-/** The order records the PaymentIntent a SharedPaymentToken paid (method card). */
-const paidBy = (intentId: string): PaymentProvider => ({
-  name: 'stripe',
-  start: ({ orderId }) => ({ paymentMethod: 'card', externalId: intentId, instructions: `Order ${orderId} was paid with the agent's payment token.` }),
-});
-
-/**
- * The order of a paid completion moves to paid once it has committed, through changeOrderStatus like every payment
- * (the confirmation e-mail, the order.status_changed event), audited; a replay finds it paid and changes nothing.
- */
-async function markPaid(db: Db, ctx: ReadContext, orderId: string): Promise<string> {
-  return inTransaction(db, async (tx) => {
-    const order = await tx.order.findUnique({ where: { id: orderId }, select: { status: true, stripePaymentIntentId: true } });
-    if (!order || order.status !== 'pending_payment' || order.stripePaymentIntentId === null) return order?.status ?? 'pending_payment';
-    const moved = await changeOrderStatus(tx, orderId, 'paid', { email: ctx.config.email });
-    const changes: Change[] = [{ entityType: 'order', entityId: orderId, before: plainJson(moved.before), after: plainJson(moved.after), ...(moved.meta ? { meta: moved.meta } : {}) }];
-    await recordWrite(tx, {
-      apiKeyId: ctx.principal?.keyId ?? null, grantId: ctx.principal?.grantId ?? null, clientAddress: 'acp', tool: 'acp.complete_checkout_session', entries: changes,
-      events: eventsOf(changes), idempotency: null, outcome: { status: 200, body: { ok: true, result: null } },
-    });
-    return moved.after.status;
-  });
-}
 
 const orderOfResult = (result: Record<string, unknown>) => {
   const order = result.order;
@@ -170,7 +142,7 @@ export const completeOperation = (db: Db, payment: { intentId: string; amount: n
         audited(ctx, before, after);
       }
       const base = publicBase(ctx.config);
-      const { before, after, placed, cartId, view } = await completeSession(ctx.db, owner, id, 'acp', base, new Date(), paidBy(payment.intentId));
+      const { before, after, placed, cartId, view } = await completeSession(ctx.db, owner, id, 'acp', base, new Date(), paidByToken(payment.intentId));
       // What was charged is what the order costs; a price that changed in between fails the completion (refunded).
       if (view.totals.total !== payment.amount) {
         throw new AppError('conflict', `The total changed to ${view.totals.total} while the payment of ${payment.amount} was taken; it is refunded. Complete again.`);
@@ -186,6 +158,6 @@ export const completeOperation = (db: Db, payment: { intentId: string; amount: n
     async completeAfterCommit(result, ctx) {
       const order = orderOfResult(result);
       if (!order) return result;
-      return { ...result, order: { ...order, status: orderStatusOf(await markPaid(db, ctx, order.id)) } };
+      return { ...result, order: { ...order, status: orderStatusOf(await markTokenOrderPaid(db, ctx, order.id, { tool: 'acp.complete_checkout_session', protocol: 'acp' })) } };
     },
   });

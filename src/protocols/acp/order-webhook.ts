@@ -1,7 +1,8 @@
 // An ACP platform's order event (docs/agentic-checkout.md, "ACP order webhooks"): `order_create` or `order_update`
 // with the full Order as `data`, signed with the platform's shared secret in `Merchant-Signature:
 // t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`. Built from the order as the outbox event carries it
-// (orders.get's shape); the delivery to the platform's URL is not wired yet (see "Not yet (ACP)").
+// (orders.get's shape). The delivery worker (src/events/delivery-worker.ts) sends it to an endpoint of format `acp`
+// whose creator is the platform's key, for orders of that key's ACP sessions only, with the endpoint's secret.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { orderStatusOf, permalinkOf } from './operations.ts';
 

@@ -40,10 +40,10 @@ export function orderWebhook(
   const data: unknown = JSON.parse(d.data);
   const object = isObject(data) && isObject(data.object) ? data.object : {};
   const fulfillment: unknown = d.sessionFulfillment === null ? null : JSON.parse(d.sessionFulfillment);
-  const address = isObject(fulfillment) ? ((fulfillment as Partial<SessionFulfillment>).address ?? null) : null;
+  const kept = isObject(fulfillment) ? (fulfillment as Partial<SessionFulfillment>) : null;
   const shippedAt = str(object.shippedAt);
   const facts = factsOf(object);
-  const body = canonicalJson(orderOf(facts, address, `${base}/ucp/orders/${encodeURIComponent(facts.id)}`, shippedAt ? { shippedAt } : null));
+  const body = canonicalJson(orderOf(facts, kept && { address: kept.address ?? null, optionTitle: kept.optionTitle }, `${base}/ucp/orders/${encodeURIComponent(facts.id)}`, shippedAt ? { shippedAt } : null));
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'content-digest': contentDigest(body),

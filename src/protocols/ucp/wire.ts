@@ -3,7 +3,7 @@
 // objects. Field names and shapes follow the protocol's JSON schemas; unknown request fields are accepted and
 // ignored, as the schemas allow (additionalProperties).
 import { z } from 'zod';
-import type { SessionAddress, SessionBuyer, SessionFulfillment, SessionIssue } from '../../domain/checkout-session.ts';
+import type { SessionAddress, SessionBuyer, SessionConsent, SessionFulfillment, SessionIssue } from '../../domain/checkout-session.ts';
 import type { SessionChanges, SessionView } from '../../services/checkout-sessions.ts';
 
 export const UCP_VERSION = '2026-04-08';
@@ -33,6 +33,10 @@ const PostalAddress = z.looseObject({
   first_name: text(200).optional(),
   last_name: text(200).optional(),
   phone_number: text(40).optional(),
+  // Not the schema's names: a tolerant reader takes them when address_locality / address_region are absent
+  // (docs/agentic-checkout.md, "Readings").
+  locality: text(200).optional(),
+  region: text(200).optional(),
 });
 
 const Destination = PostalAddress.extend({ id: text(200).optional() });
@@ -51,11 +55,19 @@ const LineItem = z.looseObject({
   quantity: z.number().int().min(1).max(1_000_000),
 });
 
+const Consent = z.looseObject({
+  analytics: z.boolean().optional(),
+  preferences: z.boolean().optional(),
+  marketing: z.boolean().optional(),
+  sale_of_data: z.boolean().optional(),
+});
+
 const Buyer = z.looseObject({
   email: z.email().max(320).optional(),
   first_name: text(200).optional(),
   last_name: text(200).optional(),
   phone_number: text(40).optional(),
+  consent: Consent.optional(),
 });
 
 /** A create or update body: the checkout's line items (required), buyer, fulfillment and discount codes. */
@@ -102,7 +114,10 @@ const ADDRESS_FIELDS = [
 ] as const satisfies ReadonlyArray<readonly [keyof SessionAddress, keyof z.infer<typeof PostalAddress>]>;
 
 const addressOf = (a: z.infer<typeof PostalAddress>): SessionAddress =>
-  Object.fromEntries(ADDRESS_FIELDS.flatMap(([ours, theirs]) => (a[theirs] ? [[ours, a[theirs]]] : [])));
+  Object.fromEntries(ADDRESS_FIELDS.flatMap(([ours, theirs]) => {
+    const value = a[theirs] || (theirs === 'address_locality' ? a.locality : theirs === 'address_region' ? a.region : undefined);
+    return value ? [[ours, value]] : [];
+  }));
 
 const addressOut = (a: SessionAddress): Record<string, string> =>
   Object.fromEntries(ADDRESS_FIELDS.flatMap(([ours, theirs]) => (a[ours] ? [[theirs, a[ours]]] : [])));
@@ -115,8 +130,9 @@ function fulfillmentOf(f: NonNullable<CheckoutRequest['fulfillment']>, current: 
   const method = f.methods?.find((m) => (m.type ?? 'shipping') === 'shipping');
   if (!method) return current;
   const destinations = method.destinations ?? [];
-  const selectedId = method.selected_destination_id ?? (destinations.length === 1 ? (destinations[0].id ?? 'dest_1') : null);
-  const named = destinations.find((d, i) => (d.id ?? (i === 0 ? 'dest_1' : undefined)) === selectedId);
+  // A destination without an id (or with an empty one) is the first one's default id.
+  const selectedId = method.selected_destination_id || (destinations.length === 1 ? (destinations[0].id || 'dest_1') : null);
+  const named = destinations.find((d, i) => (d.id || (i === 0 ? 'dest_1' : undefined)) === selectedId);
   const address = named ? addressOf(named) : selectedId !== null && current?.destinationId === selectedId ? current.address : null;
   const optionId = method.groups?.find((g) => g.selected_option_id)?.selected_option_id ?? null;
   return {
@@ -131,7 +147,16 @@ const buyerOf = (b: z.infer<typeof Buyer>): SessionBuyer => ({
   ...(b.first_name ? { firstName: b.first_name } : {}),
   ...(b.last_name ? { lastName: b.last_name } : {}),
   ...(b.phone_number ? { phone: b.phone_number } : {}),
+  ...(b.consent ? { consent: consentOf(b.consent) } : {}),
 });
+
+const CONSENT_FIELDS = [['analytics', 'analytics'], ['preferences', 'preferences'], ['marketing', 'marketing'], ['saleOfData', 'sale_of_data']] as const;
+
+const consentOf = (c: z.infer<typeof Consent>): SessionConsent =>
+  Object.fromEntries(CONSENT_FIELDS.flatMap(([ours, theirs]) => (c[theirs] === undefined ? [] : [[ours, c[theirs]]])));
+
+const consentOut = (c: SessionConsent): Record<string, boolean> =>
+  Object.fromEntries(CONSENT_FIELDS.flatMap(([ours, theirs]) => (c[ours] === undefined ? [] : [[theirs, c[ours]]])));
 
 /** The core's changes from a create or update body; what the body leaves out stays as it is. */
 export function changesOf(body: CheckoutRequest, current: SessionView | null): SessionChanges {
@@ -207,6 +232,7 @@ export function checkoutOf(v: SessionView, opts: { handlers: HandlerRegistry; or
         ...(v.buyer.firstName ? { first_name: v.buyer.firstName } : {}),
         ...(v.buyer.lastName ? { last_name: v.buyer.lastName } : {}),
         ...(v.buyer.phone ? { phone_number: v.buyer.phone } : {}),
+        ...(v.buyer.consent ? { consent: consentOut(v.buyer.consent) } : {}),
       },
     } : {}),
     totals: totalsOf(v),
@@ -220,8 +246,8 @@ export function checkoutOf(v: SessionView, opts: { handlers: HandlerRegistry; or
         id: METHOD_ID,
         type: 'shipping',
         line_item_ids: lineIds,
-        destinations: address ? [{ id: v.fulfillment.destinationId ?? 'dest_1', ...addressOut(address) }] : [],
-        selected_destination_id: address ? (v.fulfillment.destinationId ?? 'dest_1') : null,
+        // No destination given yet: none is listed (this shop keeps no address book to offer).
+        ...(address ? { destinations: [{ id: v.fulfillment.destinationId || 'dest_1', ...addressOut(address) }], selected_destination_id: v.fulfillment.destinationId || 'dest_1' } : {}),
         groups: [{
           id: GROUP_ID,
           line_item_ids: lineIds,
@@ -260,7 +286,8 @@ export type ShipmentFacts = { shippedAt: string } | null;
 const SHIPPED_OR_LATER = new Set(['shipped', 'delivered']);
 
 /** An order placed from a UCP session as the protocol's order entity (GET /ucp/orders/{id} and webhooks). */
-export function orderOf(o: OrderFacts, destination: SessionAddress | null, permalink: string, shipment: ShipmentFacts) {
+export function orderOf(o: OrderFacts, fulfillment: Pick<SessionFulfillment, 'address' | 'optionTitle'> | null, permalink: string, shipment: ShipmentFacts) {
+  const destination = fulfillment?.address ?? null;
   const shipped = SHIPPED_OR_LATER.has(o.status);
   const removed = o.status === 'cancelled' || o.status === 'refunded';
   const lines = o.items.map((i) => ({ id: i.id, quantity: i.quantity }));
@@ -277,7 +304,10 @@ export function orderOf(o: OrderFacts, destination: SessionAddress | null, perma
       status: removed ? 'removed' : shipped ? 'fulfilled' : 'processing',
     })),
     fulfillment: {
-      expectations: destination ? [{ id: 'exp_1', line_items: lines, method_type: 'shipping', destination: addressOut(destination) }] : [],
+      expectations: destination ? [{
+        id: 'exp_1', line_items: lines, method_type: 'shipping', destination: addressOut(destination),
+        ...(fulfillment?.optionTitle ? { description: fulfillment.optionTitle } : {}),
+      }] : [],
       events: shipped && shipment ? [{
         id: `shp_${o.id}`,
         occurred_at: shipment.shippedAt,
