@@ -114,6 +114,7 @@ export async function startService(databaseUrl: string, label: string, extraEnv:
     RATE_LIMIT_ANON_MAX: limit,
     RATE_LIMIT_PREAUTH_MAX: limit,
     RATE_LIMIT_AUTH_MAX: limit,
+    RATE_LIMIT_CHECKOUT_MAX: limit,
     ...extraEnv,
   }, port);
 }

@@ -93,6 +93,12 @@ export async function llmsTxt(db: Db, base: string): Promise<TextFile> {
 - [API reference](${base}${PATHS.docs}): the same, as HTML
 - [MCP endpoint](${base}${PATHS.mcp}): the same tools over Streamable HTTP; server card at ${base}${PATHS.mcpServerCard}
 - [API catalog](${base}${PATHS.apiCatalog}): RFC 9727 linkset of the above
+
+## Checkout for shopping platforms
+
+- [UCP profile](${base}/.well-known/ucp): Universal Commerce Protocol 2026-04-08, checkout sessions at ${base}/ucp/checkout-sessions (REST) and as MCP tools; a key with scope checkout:agent
+- [ACP checkout sessions](${base}/acp/checkout_sessions): Agentic Commerce Protocol 2026-04-17; a key with scope checkout:agent
+- [Checkout protocols' OpenAPI document](${base}${PATHS.checkoutOpenapi}): both protocols' operations (tags acp and ucp)
 ${section('Shop', [{ title: 'Front page', path: '/' }, { title: 'Services', path: SERVICES_PATH }, ...categories.map((c) => ({ title: c.name, path: categoryPath(c.slug) }))])}${section(
     'Services',
     services.map((s) => ({ title: s.title, path: servicePath(s.slug) })),

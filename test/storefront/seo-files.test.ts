@@ -74,15 +74,15 @@ describe('/robots.txt and /llms.txt', () => {
     expect(res.body).toContain(`Sitemap: ${BASE}/sitemap.xml`);
   });
 
-  it('llms.txt points agents to the API, the OpenAPI document and the MCP endpoint, and lists the shop', async () => {
+  it('llms.txt points agents to the API, the OpenAPI documents, the MCP endpoint and the checkout protocols, and lists the shop', async () => {
     const res = await get(t, '/llms.txt');
     expect(res.statusCode).toBe(200);
     expect(res.body).toMatch(/^# Agent Shop\n\n> /);
-    for (const link of [`${BASE}/openapi.json`, `${BASE}/docs`, `${BASE}/api/mcp`, `${BASE}/.well-known/api-catalog`, `${BASE}/api/mcp/server-card`, `${BASE}/services/eye-exam`, `${BASE}/info/about`, `${BASE}/categories/sunglasses`]) {
+    for (const link of [`${BASE}/openapi.json`, `${BASE}/docs`, `${BASE}/api/mcp`, `${BASE}/.well-known/api-catalog`, `${BASE}/api/mcp/server-card`, `${BASE}/.well-known/ucp`, `${BASE}/acp/checkout_sessions`, `${BASE}/openapi/checkout.json`, `${BASE}/services/eye-exam`, `${BASE}/info/about`, `${BASE}/categories/sunglasses`]) {
       expect(res.body).toContain(link);
     }
     expect(res.body).not.toContain('summer-sale');
     // Each linked document exists.
-    for (const path of ['/openapi.json', '/docs', '/.well-known/api-catalog', '/api/mcp/server-card']) expect((await get(t, path)).statusCode, path).toBe(200);
+    for (const path of ['/openapi.json', '/docs', '/.well-known/api-catalog', '/api/mcp/server-card', '/.well-known/ucp', '/openapi/checkout.json']) expect((await get(t, path)).statusCode, path).toBe(200);
   });
 });
