@@ -166,6 +166,17 @@ export function notReady(view: SessionView): AppError | null {
 }
 
 /**
+ * Why the buyer cannot pay a session on the storefront's payment page, if anything: what keeps any completion, and a
+ * missing e-mail address. UCP lets a platform leave the buyer's e-mail out (its webhook reaches the buyer), but a
+ * buyer paying the shop directly gets the order's confirmation and, paid manually, the payment details by e-mail.
+ */
+export function notPayableByBuyer(view: SessionView): AppError | null {
+  return notReady(view) ?? (view.buyer?.email
+    ? null
+    : new AppError('checkout_session_incomplete', 'buyer.email: The buyer’s e-mail address is needed to send the order and its payment details.'));
+}
+
+/**
  * Marks a ready session as needing the buyer: on the merchant's own page (no payment handler could take the
  * payment), or at the bank for the authentication of `pending`; a session that is not ready answers as a completion
  * would.

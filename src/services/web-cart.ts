@@ -5,7 +5,7 @@ import type { Cart } from '../generated/prisma/client.ts';
 import { recordWrite, type AuditRow } from '../registry/idempotency.ts';
 import { addCartLine, cartLines, cartSnapshot, cartView, lockOpenCart, setCartLine, type CartLine } from './carts.ts';
 import { placeOrder, type CheckoutSetup, type Contact } from './checkout.ts';
-import { completeSession, sessionSnapshot, viewSession, type SessionView } from './checkout-sessions.ts';
+import { completeSession, notPayableByBuyer, sessionSnapshot, viewSession, type SessionView } from './checkout-sessions.ts';
 import { normalizeCode, usableDiscount } from './discounts.ts';
 
 // The storefront's cart and checkout (docs/storefront.md, "Buying on the storefront"): the same cart, pricing, stock
@@ -159,6 +159,9 @@ export function completeProtocolSession(db: Db, who: WebWrite, sessionId: string
     const key = await tx.apiKey.findUnique({ where: { id: session.apiKeyId }, select: { name: true } });
     const owner = { keyId: session.apiKeyId, agentName: key?.name ?? null };
     const { before, after, placed, cartId, view } = await completeSession(tx, owner, sessionId, 'ucp', base, new Date(), setup.payments, setup.email);
+    // Thrown after the completion's statements were queued: the transaction then ends without them, changing nothing.
+    const unpayable = notPayableByBuyer(view);
+    if (unpayable) throw unpayable;
     if (view.totals.total !== expectedTotal) throw new PriceChanged(`the order totals ${view.totals.total}, the page showed ${expectedTotal}`);
     audit({
       entityType: 'order', entityId: placed.order.id, before: null, after: placed.orderSnapshot,

@@ -4,6 +4,7 @@ import { baseUrlOf } from '../http/base-url.ts';
 import { acceptFormBodies, type FormBody } from '../http/form-body.ts';
 import { count } from '../http/request-guard.ts';
 import { checkoutSetup } from '../services/checkout.ts';
+import { notPayableByBuyer } from '../services/checkout-sessions.ts';
 import { openCheckoutSession } from '../services/payments.ts';
 import { loadChrome } from '../services/storefront.ts';
 import { completeProtocolSession, PriceChanged, protocolSessionView } from '../services/web-cart.ts';
@@ -36,7 +37,7 @@ export function registerProtocolCheckoutRoutes(app: FastifyInstance, deps: ShopD
     if (!session) return reply.callNotFound();
     const chrome = await loadChrome(db);
     const html = renderProtocolCheckoutPage({
-      chrome, base: base(req), session, action: checkoutSessionLink(signer, id), provider: config.payments.provider, error,
+      chrome, base: base(req), session, blocked: notPayableByBuyer(session) !== null, action: checkoutSessionLink(signer, id), provider: config.payments.provider, error,
       orderPath: session.orderId ? orderLink(signer, session.orderId) : null,
     });
     return reply.code(status).headers({ ...PRIVATE_HEADERS, 'Content-Language': pageLanguage(chrome.shop.language) }).type(HTML_TYPE).send(html);

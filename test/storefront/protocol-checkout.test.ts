@@ -78,10 +78,23 @@ describe('the payment page of an assistant’s checkout', () => {
 
   it('offers no payment while the checkout lacks something (the platform changed it after the escalation)', async () => {
     const { c, page } = await escalated([['pot_ceramic', 1]]);
-    checkout(await ucp(ctx.t, ctx.p, 'PUT', `/ucp/checkout-sessions/${c.id}`, { line_items: createBody([['pot_ceramic', 1]]).line_items, buyer: null }));
+    checkout(await ucp(ctx.t, ctx.p, 'PUT', `/ucp/checkout-sessions/${c.id}`, { line_items: createBody([['pot_ceramic', 1]]).line_items, fulfillment: null }));
     const res = await ctx.t.app.inject({ method: 'GET', url: page });
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('not ready yet');
     expect(res.body).not.toContain('method="post"');
+  });
+
+  it('needs the buyer’s e-mail, which UCP lets the platform leave out: no payment offered, a post places nothing', async () => {
+    const { c, page } = await escalated([['pot_ceramic', 1]]);
+    const without = checkout(await ucp(ctx.t, ctx.p, 'PUT', `/ucp/checkout-sessions/${c.id}`, { line_items: createBody([['pot_ceramic', 1]]).line_items, buyer: null }));
+    // The platform itself could complete it: only the buyer's own page needs the address.
+    expect(without.status).not.toBe('incomplete');
+    const res = await ctx.t.app.inject({ method: 'GET', url: page });
+    expect(res.body).toContain('not ready yet');
+    expect(res.body).not.toContain('method="post"');
+    expect((await post(page, `expectedTotal=${total(c, 'total')}`)).statusCode).toBe(422);
+    expect(await ctx.t.db.order.count({ where: { acpSessionId: c.id } })).toBe(0);
+    expect(checkout(await ucp(ctx.t, ctx.p, 'GET', `/ucp/checkout-sessions/${c.id}`)).status).not.toBe('completed');
   });
 });

@@ -1,4 +1,4 @@
-import { ESCALATION_PATH, type SessionAddress } from '../../domain/checkout-session.ts';
+import type { SessionAddress } from '../../domain/checkout-session.ts';
 import type { SessionView } from '../../services/checkout-sessions.ts';
 import type { Chrome } from '../../services/storefront.ts';
 import { renderDocument } from '../document.tsx';
@@ -15,6 +15,8 @@ const addressLines = (a: SessionAddress) =>
 
 export type ProtocolCheckoutPageInput = {
   chrome: Chrome; base: string; session: SessionView;
+  /** Whether something keeps the buyer from paying it here (notPayableByBuyer): then the page says so, with no form. */
+  blocked: boolean;
   /** Where the form posts: the page's own signed path. */
   action: string;
   /** The shop's payment provider: Stripe sends the buyer to its hosted page, manual gives instructions after placing. */
@@ -29,11 +31,10 @@ export type ProtocolCheckoutPageInput = {
  * assistant gathered, and one button that pays with the shop's provider. A session that is not payable says why
  * instead (closed, completed, still missing something, or waiting for the bank's 3-D Secure).
  */
-export function renderProtocolCheckoutPage({ chrome, base, session, action, provider, orderPath, error }: ProtocolCheckoutPageInput): string {
+export function renderProtocolCheckoutPage({ chrome, base, session, blocked, action, provider, orderPath, error }: ProtocolCheckoutPageInput): string {
   const view: View = { base, chrome };
   const m = textOf(view);
   const address = session.fulfillment.address;
-  const blocked = session.issues.some((i) => i.type === 'error' && i.path !== ESCALATION_PATH);
   const state =
     session.status === 'completed' ? 'completed'
     : session.status === 'canceled' ? 'closed'
