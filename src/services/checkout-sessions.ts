@@ -205,19 +205,22 @@ type PricingRow = SessionSettings & { [K in keyof VariantRow]: VariantRow[K] | n
  * so this is a round trip each of them saves): a row per variant found, or one row of settings alone. No row when
  * the settings row does not exist yet.
  */
-const PRICING_COLUMNS = Prisma.sql`
-  st.currency, st."termsUrl", st."privacyUrl", st."shippingFeeDkk", st."freeShippingThresholdDkk", st."vatRateBasisPoints",
-  v.id AS "variantId", v."productId", v.sku, p.name, p.slug, v."optionValues", v."priceDkk", v.stock, v."trackStock", v."allowBackorder",
-  coalesce(v."deletedAt", p."deletedAt") AS "deletedAt", coalesce(v.images[1], p.images[1]) AS image`;
-/** The settings row, and the variants whose ids `ids` selects (an SQL set), each with its product. */
-const PRICING_JOIN = (ids: Prisma.Sql) => Prisma.sql`
-  "ShopSettings" st LEFT JOIN ("ProductVariant" v JOIN "Product" p ON p.id = v."productId") ON v.id IN (${ids})`;
+const SETTINGS_COLUMNS = Prisma.sql`st.currency, st."termsUrl", st."privacyUrl", st."shippingFeeDkk", st."freeShippingThresholdDkk", st."vatRateBasisPoints"`;
+/** The variants `from` names (aliased v), each with its product, looked up by id (a lateral join: index lookups). */
+const VARIANTS_OF = (from: Prisma.Sql, where: Prisma.Sql = Prisma.empty) => Prisma.sql`
+  LEFT JOIN LATERAL (
+    SELECT v.id AS "variantId", v."productId", v.sku, p.name, p.slug, v."optionValues", v."priceDkk", v.stock, v."trackStock", v."allowBackorder",
+           coalesce(v."deletedAt", p."deletedAt") AS "deletedAt", coalesce(v.images[1], p.images[1]) AS image
+    FROM ${from} JOIN "Product" p ON p.id = v."productId" ${where}) x ON true`;
 const PRICING_SQL = (ids: string[]) => Prisma.sql`
-  SELECT ${PRICING_COLUMNS} FROM ${PRICING_JOIN(Prisma.sql`SELECT unnest(${ids}::text[])`)} WHERE st.id = 1`;
-/** A session row read with its pricing (the columns of both have distinct names). */
+  SELECT ${SETTINGS_COLUMNS}, x.* FROM "ShopSettings" st
+  ${VARIANTS_OF(Prisma.sql`"ProductVariant" v`, Prisma.sql`WHERE v.id = ANY (${ids}::text[])`)}
+  WHERE st.id = 1`;
+/** A session row `s` read with its pricing (the columns of both have distinct names). */
 const WITH_PRICING = Prisma.sql`
-  SELECT s.*, ${PRICING_COLUMNS}
-  FROM s CROSS JOIN ${PRICING_JOIN(Prisma.sql`SELECT l->>'variantId' FROM jsonb_array_elements(s.lines) l`)} WHERE st.id = 1`;
+  SELECT s.*, ${SETTINGS_COLUMNS}, x.* FROM s CROSS JOIN "ShopSettings" st
+  ${VARIANTS_OF(Prisma.sql`jsonb_array_elements(s.lines) l JOIN "ProductVariant" v ON v.id = l->>'variantId'`)}
+  WHERE st.id = 1`;
 
 type Pricing = { settings: SessionSettings; variants: VariantRow[] };
 
