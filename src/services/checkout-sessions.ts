@@ -62,7 +62,7 @@ export type SessionView = {
 };
 
 type VariantRow = {
-  variantId: string; productId: string; sku: string | null; name: string; slug: string; optionValues: string[]; priceDkk: bigint; stock: bigint;
+  id: string; productId: string; sku: string | null; name: string; slug: string; optionValues: string[]; priceDkk: bigint; stock: bigint;
   trackStock: boolean; allowBackorder: boolean; deletedAt: Date | null; image: string | null;
 };
 
@@ -95,18 +95,14 @@ export async function createSession(tx: Tx, owner: SessionOwner, protocol: Sessi
   const lines = nextLines([], changes.lines ?? []);
   const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
   // One statement of hand-written SQL: a session is created on every checkout a platform starts (docs/performance.md).
-  // The view that answers the creation is priced from the same statement (pricedRows).
-  const id = `${protocol === 'ucp' ? 'chk' : 'cs'}_${newId()}`;
-  const rows = await queryRows<CheckoutSession & PricingRow>(tx, Prisma.sql`
-    WITH s AS (
-      INSERT INTO "CheckoutSession" (id, "apiKeyId", protocol, status, lines, buyer, fulfillment, "discountCodes", platform, "expiresAt", "createdAt", "updatedAt")
-      VALUES (${id}, ${owner.keyId}, ${protocol}, 'incomplete', ${JSON.stringify(lines)}::jsonb,
-              ${json(changes.buyer)}::jsonb, ${json(changes.fulfillment)}::jsonb, ${[...new Set((changes.discountCodes ?? []).map(normalizeCode))]}::text[],
-              ${json(changes.platform)}::jsonb, ${expiryOf(now)}, ${now}, ${now})
-      RETURNING *)
-    ${WITH_PRICING}`, { prepareAs: 'create_checkout_session' });
-  // No settings row yet (a shop that never saved its settings): the session is there, its view reads them itself.
-  return pricedSession(rows) ?? tx.checkoutSession.findUniqueOrThrow({ where: { id } });
+  const [row] = await queryRows<CheckoutSession>(tx, Prisma.sql`
+    INSERT INTO "CheckoutSession" (id, "apiKeyId", protocol, status, lines, buyer, fulfillment, "discountCodes", platform, "expiresAt", "createdAt", "updatedAt")
+    VALUES (${`${protocol === 'ucp' ? 'chk' : 'cs'}_${newId()}`}, ${owner.keyId}, ${protocol}, 'incomplete', ${JSON.stringify(lines)}::jsonb,
+            ${json(changes.buyer)}::jsonb, ${json(changes.fulfillment)}::jsonb, ${[...new Set((changes.discountCodes ?? []).map(normalizeCode))]}::text[],
+            ${json(changes.platform)}::jsonb, ${expiryOf(now)}, ${now}, ${now})
+    RETURNING *`, { prepareAs: 'create_checkout_session' });
+  if (!row) throw new Error('the checkout session was not created');
+  return row;
 }
 
 /** The caller's session; another platform's is reported as missing, so session ids reveal nothing. */
@@ -124,17 +120,16 @@ export async function findSession(db: DbClient, owner: SessionOwner, id: string,
  * the cart back with everything else.
  */
 async function lockChangeable(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date, cartId?: string): Promise<CheckoutSession> {
-  const lock = () => queryRows<CheckoutSession>(tx, Prisma.sql`SELECT * FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE`, { prepareAs: 'lock_checkout_session' });
-  // With the cart, the statement also prices the session for the completion's view (pricedRows); without a settings
-  // row (never saved) it answers nothing, and the plain lock reads the session (already locked by then).
-  const [row] = cartId === undefined ? await lock() : [pricedSession(await queryRows<CheckoutSession & PricingRow>(tx, Prisma.sql`
+  const [row] = cartId === undefined
+    ? await queryRows<CheckoutSession>(tx, Prisma.sql`SELECT * FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE`, { prepareAs: 'lock_checkout_session' })
+    : await queryRows<CheckoutSession>(tx, Prisma.sql`
       WITH s AS (SELECT * FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE),
       cart AS (INSERT INTO "Cart" (id, "apiKeyId", status, "createdAt", "updatedAt") SELECT ${cartId}, ${owner.keyId}, 'open', ${now}, ${now} FROM s),
       items AS (
         INSERT INTO "CartItem" (id, "cartId", "productId", "variantId", quantity)
         SELECT ${cartId} || '_' || l.n, ${cartId}, v."productId", v.id, (l.line->>'quantity')::bigint
         FROM s CROSS JOIN LATERAL jsonb_array_elements(s.lines) WITH ORDINALITY AS l(line, n) JOIN "ProductVariant" v ON v.id = l.line->>'variantId')
-      ${WITH_PRICING}`, { prepareAs: 'lock_checkout_session_with_cart' })) ?? (await lock())[0]];
+      SELECT * FROM s`, { prepareAs: 'lock_checkout_session_with_cart' });
   if (!row || row.apiKeyId !== owner.keyId || row.protocol !== protocol) throw new AppError('not_found', `No checkout session with id "${id}".`);
   if (isFinal(row.status)) throw new AppError('checkout_session_closed', `Checkout session "${id}" is ${row.status} and cannot change.`);
   if (isExpired(row.expiresAt, now)) throw new AppError('checkout_session_closed', `Checkout session "${id}" expired at ${row.expiresAt.toISOString()}.`);
@@ -205,65 +200,28 @@ type PricingRow = SessionSettings & { [K in keyof VariantRow]: VariantRow[K] | n
  * so this is a round trip each of them saves): a row per variant found, or one row of settings alone. No row when
  * the settings row does not exist yet.
  */
-const SETTINGS_COLUMNS = Prisma.sql`st.currency, st."termsUrl", st."privacyUrl", st."shippingFeeDkk", st."freeShippingThresholdDkk", st."vatRateBasisPoints"`;
-/** The variants `from` names (aliased v), each with its product, looked up by id (a lateral join: index lookups). */
-const VARIANTS_OF = (from: Prisma.Sql, where: Prisma.Sql = Prisma.empty) => Prisma.sql`
-  LEFT JOIN LATERAL (
-    SELECT v.id AS "variantId", v."productId", v.sku, p.name, p.slug, v."optionValues", v."priceDkk", v.stock, v."trackStock", v."allowBackorder",
-           coalesce(v."deletedAt", p."deletedAt") AS "deletedAt", coalesce(v.images[1], p.images[1]) AS image
-    FROM ${from} JOIN "Product" p ON p.id = v."productId" ${where}) x ON true`;
 const PRICING_SQL = (ids: string[]) => Prisma.sql`
-  SELECT ${SETTINGS_COLUMNS}, x.* FROM "ShopSettings" st
-  ${VARIANTS_OF(Prisma.sql`"ProductVariant" v`, Prisma.sql`WHERE v.id = ANY (${ids}::text[])`)}
-  WHERE st.id = 1`;
-/** A session row `s` read with its pricing (the columns of both have distinct names). */
-const WITH_PRICING = Prisma.sql`
-  SELECT s.*, ${SETTINGS_COLUMNS}, x.* FROM s CROSS JOIN "ShopSettings" st
-  ${VARIANTS_OF(Prisma.sql`jsonb_array_elements(s.lines) l JOIN "ProductVariant" v ON v.id = l->>'variantId'`)}
-  WHERE st.id = 1`;
-
-type Pricing = { settings: SessionSettings; variants: VariantRow[] };
-
-/**
- * Pricing read in the statement that read the session row, kept with that row object for viewSession (so the view
- * of a session just created or locked costs no statement of its own). Weak: it goes with the row.
- */
-const pricedRows = new WeakMap<CheckoutSession, Pricing>();
-
-function pricingOf(rows: readonly PricingRow[]): Pricing | null {
-  const [first] = rows;
-  if (!first) return null;
-  const { currency, termsUrl, privacyUrl, shippingFeeDkk, freeShippingThresholdDkk, vatRateBasisPoints } = first;
-  return { settings: { currency, termsUrl, privacyUrl, shippingFeeDkk, freeShippingThresholdDkk, vatRateBasisPoints }, variants: rows.filter(isVariant) };
-}
-
-/** The session row of a WITH_PRICING read (its own columns only, as audit snapshots show it), its pricing kept for its view. */
-function pricedSession(rows: ReadonlyArray<CheckoutSession & PricingRow>): CheckoutSession | null {
-  const [r] = rows;
-  const pricing = pricingOf(rows);
-  if (!r || !pricing) return null;
-  const row: CheckoutSession = {
-    id: r.id, apiKeyId: r.apiKeyId, protocol: r.protocol, status: r.status, lines: r.lines, buyer: r.buyer, fulfillment: r.fulfillment,
-    discountCodes: r.discountCodes, platform: r.platform, pendingPayment: r.pendingPayment, orderId: r.orderId, expiresAt: r.expiresAt,
-    createdAt: r.createdAt, updatedAt: r.updatedAt,
-  };
-  pricedRows.set(row, pricing);
-  return row;
-}
+  SELECT s.currency, s."termsUrl", s."privacyUrl", s."shippingFeeDkk", s."freeShippingThresholdDkk", s."vatRateBasisPoints",
+         v.id, v."productId", v.sku, p.name, p.slug, v."optionValues", v."priceDkk", v.stock, v."trackStock", v."allowBackorder",
+         coalesce(v."deletedAt", p."deletedAt") AS "deletedAt", coalesce(v.images[1], p.images[1]) AS image
+  FROM "ShopSettings" s
+  LEFT JOIN ("ProductVariant" v JOIN "Product" p ON p.id = v."productId") ON v.id = ANY (${ids}::text[])
+  WHERE s.id = 1`;
 
 /** A row of PRICING_SQL that found a variant (the left join's columns are null together, so the id says it). */
-const isVariant = (r: PricingRow): r is PricingRow & VariantRow => r.variantId !== null;
+const isVariant = (r: PricingRow): r is PricingRow & VariantRow => r.id !== null;
 
-async function settingsAndVariants(db: DbClient, ids: string[]): Promise<Pricing> {
+async function settingsAndVariants(db: DbClient, ids: string[]): Promise<{ settings: SessionSettings; variants: VariantRow[] }> {
   let rows = await queryRows<PricingRow>(db, PRICING_SQL(ids), { prepareAs: 'session_pricing' });
   // A shop that has never saved its settings: loadSettings makes the row with its defaults, once.
   if (rows.length === 0) {
     await loadSettings(db);
     rows = await queryRows<PricingRow>(db, PRICING_SQL(ids), { prepareAs: 'session_pricing' });
   }
-  const pricing = pricingOf(rows);
-  if (!pricing) throw new Error('the shop settings row could not be read');
-  return pricing;
+  const [first] = rows;
+  if (!first) throw new Error('the shop settings row could not be read');
+  const variants = rows.filter(isVariant);
+  return { settings: first, variants };
 }
 
 const isHttpUrl = (s: string | null) => s !== null && /^https?:\/\//.test(s);
@@ -275,12 +233,11 @@ const isHttpUrl = (s: string | null) => s !== null && /^https?:\/\//.test(s);
  */
 export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: string, now = new Date()): Promise<SessionView> {
   const stored = asLines(row.lines);
-  const pre = pricedRows.get(row);
   const [{ settings, variants }, codes] = await Promise.all([
-    pre ?? settingsAndVariants(db, stored.map((l) => l.variantId)),
+    settingsAndVariants(db, stored.map((l) => l.variantId)),
     row.discountCodes.length === 0 ? Promise.resolve([]) : db.discountCode.findMany({ where: { code: { in: row.discountCodes } } }),
   ]);
-  const byId = new Map(variants.map((v) => [v.variantId, v]));
+  const byId = new Map(variants.map((v) => [v.id, v]));
   const issues: SessionIssue[] = [];
   const lines: SessionLineView[] = stored.map((l, i) => {
     const v = byId.get(l.variantId);
