@@ -116,9 +116,21 @@ export async function findSession(db: DbClient, owner: SessionOwner, id: string,
 /**
  * The session locked for a change, which it must still accept (not completed, canceled or expired): locked and
  * read in one statement (a completion's round trips are what a session's speed is made of, docs/performance.md).
+ * With `cartId` (a completion), the same statement also makes the cart placeOrder checks out: the session's lines
+ * as its items (a variant that no longer exists is left out; the view reports it). Whatever fails after it rolls
+ * the cart back with everything else.
  */
-async function lockChangeable(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date): Promise<CheckoutSession> {
-  const [row] = await queryRows<CheckoutSession>(tx, Prisma.sql`SELECT * FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE`, { prepareAs: 'lock_checkout_session' });
+async function lockChangeable(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date, cartId?: string): Promise<CheckoutSession> {
+  const [row] = cartId === undefined
+    ? await queryRows<CheckoutSession>(tx, Prisma.sql`SELECT * FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE`, { prepareAs: 'lock_checkout_session' })
+    : await queryRows<CheckoutSession>(tx, Prisma.sql`
+      WITH s AS (SELECT * FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE),
+      cart AS (INSERT INTO "Cart" (id, "apiKeyId", status, "createdAt", "updatedAt") SELECT ${cartId}, ${owner.keyId}, 'open', ${now}, ${now} FROM s),
+      items AS (
+        INSERT INTO "CartItem" (id, "cartId", "productId", "variantId", quantity)
+        SELECT ${cartId} || '_' || l.n, ${cartId}, v."productId", v.id, (l.line->>'quantity')::bigint
+        FROM s CROSS JOIN LATERAL jsonb_array_elements(s.lines) WITH ORDINALITY AS l(line, n) JOIN "ProductVariant" v ON v.id = l.line->>'variantId')
+      SELECT * FROM s`, { prepareAs: 'lock_checkout_session_with_cart' });
   if (!row || row.apiKeyId !== owner.keyId || row.protocol !== protocol) throw new AppError('not_found', `No checkout session with id "${id}".`);
   if (isFinal(row.status)) throw new AppError('checkout_session_closed', `Checkout session "${id}" is ${row.status} and cannot change.`);
   if (isExpired(row.expiresAt, now)) throw new AppError('checkout_session_closed', `Checkout session "${id}" expired at ${row.expiresAt.toISOString()}.`);
@@ -363,18 +375,11 @@ export async function completeSession(
   tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date(), payments: PaymentProvider = manualPaymentProvider,
   email: CheckoutSetup['email'] = PROTOCOL_CHECKOUT.email,
 ) {
-  const before = await lockChangeable(tx, owner, id, protocol, now);
+  const cartId = newId();
+  const before = await lockChangeable(tx, owner, id, protocol, now, cartId);
   const view = await viewSession(tx, before, baseUrl, now);
   const problem = notReady(view);
   if (problem) throw problem;
-  const cartId = newId();
-  // The cart and its lines in one statement (the lines' foreign key is checked at its end, when the cart is there).
-  await queryRows(tx, Prisma.sql`
-    WITH cart AS (INSERT INTO "Cart" (id, "apiKeyId", status, "createdAt", "updatedAt") VALUES (${cartId}, ${owner.keyId}, 'open', ${now}, ${now}))
-    INSERT INTO "CartItem" (id, "cartId", "productId", "variantId", quantity)
-    SELECT i.id, ${cartId}, v."productId", v.id, i.quantity
-    FROM unnest(${view.lines.map(() => newId())}::text[], ${view.lines.map((l) => l.variantId)}::text[], ${view.lines.map((l) => l.quantity)}::bigint[]) AS i(id, "variantId", quantity)
-    JOIN "ProductVariant" v ON v.id = i."variantId"`, { prepareAs: 'session_cart' });
   const channel: OrderChannel = protocol;
   const buyer: Buyer = { keyId: owner.keyId, agentName: owner.agentName, channel, sessionId: id };
   const option = view.fulfillment.options.find((o) => o.id === view.fulfillment.optionId);

@@ -147,7 +147,7 @@ export async function startFakeStripe(
    * A PaymentIntent confirmed with a granted SharedPaymentToken (Stripe's agentic commerce: the token goes in
    * payment_method_data[shared_payment_granted_token] with confirm=true). A token whose id contains `declined` is
    * declined as a card would be (402 card_error, card_declined), one containing `fraud` likewise with decline_code
-   * fraudulent; one containing `3ds` needs the buyer's authentication: the intent is requires_action, with
+   * fraudulent; one containing `challenge` needs the buyer's authentication: the intent is requires_action, with
    * next_action redirect_to_url when a return_url was sent (else use_stripe_sdk), until `authenticate`. Any other
    * `spt_` token pays, with a charge.
    */
@@ -170,7 +170,7 @@ export async function startFakeStripe(
       intents.set(id, intent);
       return error(402, 'card_error', 'Your card was declined.', { code: 'card_declined', decline_code: decline, payment_intent: intent });
     }
-    if (token.includes('3ds')) {
+    if (token.includes('challenge')) {
       const nextAction = typeof p.return_url === 'string'
         ? { type: 'redirect_to_url', redirect_to_url: { url: `https://hooks.stripe.com/3d_secure_2/authenticate/${id}`, return_url: p.return_url } }
         : { type: 'use_stripe_sdk', use_stripe_sdk: {} };

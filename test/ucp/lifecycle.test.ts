@@ -252,3 +252,17 @@ describe('idempotency', () => {
     expect(await ctx.t.db.order.count({ where: { acpSessionId: c.id } })).toBe(1);
   });
 });
+
+// Last in this file: it removes the shop's settings row.
+describe('a shop that never saved its settings', () => {
+  it('creates and completes a checkout, the settings made with their defaults on the way', async () => {
+    await ctx.t.db.shopSettings.deleteMany({});
+    const c = await create(createBody([['pot_ceramic', 1]], true));
+    expect(c.status).toBe('ready_for_complete');
+    expect(await ctx.t.db.shopSettings.count()).toBe(1);
+    await ctx.t.db.shopSettings.deleteMany({});
+    const done = checkout(await ucp(ctx.t, ctx.p, 'POST', `/ucp/checkout-sessions/${c.id}/complete`, paymentWith('success_token')));
+    expect(done.status).toBe('completed');
+    expect(await ctx.t.db.order.count({ where: { acpSessionId: c.id } })).toBe(1);
+  });
+});

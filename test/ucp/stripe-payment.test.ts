@@ -81,16 +81,16 @@ describe('the Stripe handler', () => {
 
   it('sends the buyer to the bank for 3-D Secure (requires_escalation) and completes the retry with the same PaymentIntent', async () => {
     const c = await ready();
-    const escalated = checkout(await complete(c.id, spt('spt_3ds_1')));
+    const escalated = checkout(await complete(c.id, spt('spt_challenge_1')));
     const [intent] = intentsOf(c.id);
     expect(escalated.status).toBe('requires_escalation');
     expect(escalated.continue_url).toBe(`https://hooks.stripe.com/3d_secure_2/authenticate/${String(intent.id)}`);
     expect(escalated.messages).toEqual([expect.objectContaining({ type: 'error', code: 'requires_3ds', severity: 'requires_buyer_input' })]);
     expect(checkout(await ucp(t, p, 'GET', `/ucp/checkout-sessions/${c.id}`)).continue_url).toBe(escalated.continue_url);
     // Sent again before the buyer passed it: still waiting.
-    expect(checkout(await complete(c.id, spt('spt_3ds_1'))).status).toBe('requires_escalation');
+    expect(checkout(await complete(c.id, spt('spt_challenge_1'))).status).toBe('requires_escalation');
     stripe.authenticate(String(intent.id), true);
-    const done = checkout(await complete(c.id, spt('spt_3ds_1')));
+    const done = checkout(await complete(c.id, spt('spt_challenge_1')));
     expect(done.status).toBe('completed');
     expect(intentsOf(c.id)).toHaveLength(1);
     expect(await t.db.order.findUniqueOrThrow({ where: { id: done.order!.id } })).toMatchObject({ stripePaymentIntentId: intent.id, status: 'paid' });
@@ -98,22 +98,22 @@ describe('the Stripe handler', () => {
 
   it('declines a payment whose 3-D Secure failed', async () => {
     const c = await ready();
-    checkout(await complete(c.id, spt('spt_3ds_2')));
+    checkout(await complete(c.id, spt('spt_challenge_2')));
     const [intent] = intentsOf(c.id);
     stripe.authenticate(String(intent.id), false);
-    ucpError(await complete(c.id, spt('spt_3ds_2')), 402, 'payment_declined');
+    ucpError(await complete(c.id, spt('spt_challenge_2')), 402, 'payment_declined');
     expect(await t.db.order.count({ where: { acpSessionId: c.id } })).toBe(0);
   });
 
   it('gives the payment back when the completion fails after it (the price changed while the buyer was at the bank)', async () => {
     const c = await ready([['pot_ceramic', 1]]);
-    checkout(await complete(c.id, spt('spt_3ds_3')));
+    checkout(await complete(c.id, spt('spt_challenge_3')));
     const [intent] = intentsOf(c.id);
     stripe.authenticate(String(intent.id), true);
     const variant = await t.db.productVariant.findUniqueOrThrow({ where: { id: 'pot_ceramic' } });
     await t.db.productVariant.update({ where: { id: 'pot_ceramic' }, data: { priceDkk: variant.priceDkk + 100n } });
     try {
-      ucpError(await complete(c.id, spt('spt_3ds_3')), 409, 'conflict');
+      ucpError(await complete(c.id, spt('spt_challenge_3')), 409, 'conflict');
     } finally {
       await t.db.productVariant.update({ where: { id: 'pot_ceramic' }, data: { priceDkk: variant.priceDkk } });
     }
