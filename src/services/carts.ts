@@ -26,7 +26,15 @@ const CART_COLUMNS = Prisma.sql`c.id, c."apiKeyId", c.email, c."discountCode", c
 const OPTION_NAMES = Prisma.sql`(SELECT array_agg(o.name ORDER BY o.position) FROM "ProductOption" o WHERE o."productId" = p.id) AS "optionNames"`;
 const VARIANT_COLUMNS = Prisma.sql`v.sku, v."optionValues", ${OPTION_NAMES}, v."priceDkk", v.stock, v."trackStock", v."allowBackorder"`;
 const LINE_COLUMNS = Prisma.sql`l.id, l."productId", l."variantId", l.quantity, p.slug, p.name, ${VARIANT_COLUMNS}, coalesce(v."deletedAt", p."deletedAt") AS "deletedAt"`;
-const LINE_JOINS = Prisma.sql`"CartItem" l JOIN "ProductVariant" v ON v.id = l."variantId" JOIN "Product" p ON p.id = l."productId"`;
+/**
+ * Each line's variant and product looked up by key, line by line: OFFSET 0 keeps the planner from turning the
+ * subqueries into joins it may plan as hashes. A cart holds a handful of lines, but without statistics on "CartItem"
+ * (a fresh or fast-growing table) the planner assumes 0.5 % of the table per cart, and the prepared statements' generic
+ * plans then hashed every variant and product for each checkout (docs/performance.md, "Writes" item 22).
+ */
+const LINE_JOINS = Prisma.sql`"CartItem" l
+  CROSS JOIN LATERAL (SELECT * FROM "ProductVariant" v WHERE v.id = l."variantId" OFFSET 0) v
+  CROSS JOIN LATERAL (SELECT * FROM "Product" p WHERE p.id = l."productId" OFFSET 0) p`;
 
 function ownCart(cart: Cart | undefined, keyId: string, cartId: string): Cart {
   if (!cart || cart.apiKeyId !== keyId) throw new AppError('not_found', `No cart with id "${cartId}".`);
