@@ -53,6 +53,7 @@ export const PROBLEMS = {
   unknown_event_type: { status: 400, title: 'Unknown event type', resolution: 'Use event types from the catalogue (webhooks in /openapi.json), "<entity>.*" or "*".' },
   invalid_cursor: { status: 400, title: 'Unknown cursor', resolution: 'Pass nextCursor from the previous page unchanged, or leave cursor out for the first page.' },
   event_not_subscribed: { status: 422, title: 'Event not subscribed', resolution: 'Redeliver only events of types the endpoint subscribes to; change its events with webhooks.update first.' },
+  platform_events_only: { status: 422, title: 'Order events only', resolution: 'Subscribe a platform\'s endpoint (acpPlatformKeyId) to order events only: "order.*" or order event types.' },
   invalid_layout: { status: 422, title: 'Layout rule broken', resolution: 'Give every section a unique id and link to a site path starting with / or an https URL.' },
   nothing_to_change: { status: 422, title: 'Nothing to change', resolution: 'Name at least one field to change.' },
   invalid_date_range: { status: 422, title: 'Date range reversed', resolution: 'Send a fromDate at or before toDate.' },

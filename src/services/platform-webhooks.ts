@@ -51,6 +51,6 @@ export function checkPlatformEvents(events: readonly string[]): void {
   const allowed = [...PLATFORM_ORDER_EVENTS, 'order.*'];
   const other = events.filter((e) => !allowed.includes(e));
   if (other.length > 0) {
-    throw new AppError('invalid_request', `events: a platform's endpoint receives order events only (${allowed.join(', ')}); not ${other.join(', ')}.`);
+    throw new AppError('platform_events_only', `events: a platform's endpoint receives order events only (${allowed.join(', ')}); not ${other.join(', ')}.`);
   }
 }

@@ -82,7 +82,7 @@ export const webhookTools = [
       'Registers an https URL for signed events (Standard Webhooks). Returns the signing secret once.',
     scope: 'settings:write',
     kind: 'write',
-    errors: ['invalid_webhook_url', 'unknown_event_type', 'not_found'],
+    errors: ['invalid_webhook_url', 'unknown_event_type', 'platform_events_only', 'not_found'],
     audit: { appendOnly: ['webhook_endpoint'] },
     input: z.strictObject({ url: Url, events: Events, description: Description.optional(), acpPlatformKeyId: AcpPlatformKeyId.optional() }),
     output: WithSecret,

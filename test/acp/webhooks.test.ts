@@ -137,7 +137,8 @@ describe('ACP order webhooks', () => {
     const refused = await w.t.call('webhooks.create', { url: `${mine.origin}/x`, events: ['order.*'], acpPlatformKeyId: keyIdOf(notPlatform) }, operator);
     expect(refused.statusCode, refused.body).toBe(404);
     const products = await w.t.call('webhooks.create', { url: `${mine.origin}/x`, events: ['order.*', 'cart.*'], acpPlatformKeyId: keyIdOf(w.key) }, operator);
-    expect(products.statusCode, products.body).toBe(400);
+    expect(products.statusCode, products.body).toBe(422);
+    expect(products.json().code).toBe('platform_events_only');
     expect(await w.t.db.webhookEndpoint.count({ where: { url: `${mine.origin}/x` } })).toBe(0);
   });
 

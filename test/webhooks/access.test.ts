@@ -12,6 +12,7 @@ import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectProblem } from '../helpers/problem.ts';
 import { authorizationRequest, obtainTokens, openConsentPage, registerClient } from '../oauth/mcp-host.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
+import { da } from '../../src/i18n/da.ts';
 
 type Delivery = { id: string; eventId: string; eventType: string; status: string; skippedReason: string | null; attempts: unknown[] };
 
@@ -210,11 +211,12 @@ describe('every delivery is checked against the creator as it is then', () => {
   it('an OAuth host as creator: limited to what its grant holds, and skipped once the grant has expired or is revoked', async () => {
     const operator = await keyWith(['settings:write', 'features:read', 'orders:read', 'customer:read']);
     const clientId = await registerClient(base, 'Webhook Host');
-    // The operator is told what settings:write lets a host do with webhooks.
+    // The operator is told what settings:write lets a host do with webhooks (in the shop's language, Danish here).
     const { url } = authorizationRequest(base, { client_id: clientId, resource: `${base}/api/v1`, scope: 'settings:write features:read' });
     const consent = await openConsentPage(url);
     expect(consent.status).toBe(200);
-    expect(consent.html).toMatch(/Change shop settings and set up webhooks: web addresses that are sent, as it happens, the data of everything else approved here for reading/);
+    expect(da.consent.scopes['settings:write']).toMatch(/oprette webhooks: webadresser, der løbende får sendt data om alt andet, der her godkendes til læsning/);
+    expect(consent.html).toContain(da.consent.scopes['settings:write']);
     const { access_token: token } = await obtainTokens(base, { clientId, operatorKey: operator.key, resource: `${base}/api/v1`, scope: 'settings:write features:read' });
     const call = async (name: string, body: unknown) => {
       const res = await fetch(`${base}/api/v1/tools/${name}`, {
