@@ -9,7 +9,7 @@ import {
 } from '../domain/checkout-session.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
 import { priceOrderParts, type DiscountTerms, type PricingSettings } from '../domain/pricing.ts';
-import { shippingOptions, STANDARD_OPTION_ID, type ShippingOption } from '../domain/shipping-options.ts';
+import { shippingOptions, type ShippingOption } from '../domain/shipping-options.ts';
 import { AppError } from '../errors.ts';
 import { Prisma, type CheckoutSession, type ShopSettings } from '../generated/prisma/client.ts';
 import { toJsonValue } from '../db/json-value.ts';
@@ -32,7 +32,6 @@ export type SessionChanges = {
 };
 
 /** The option a shop without shipping rates offers: its shipping at the fee and free-shipping threshold of its settings. */
-export const SHIPPING_OPTION_ID = STANDARD_OPTION_ID;
 
 export type SessionLineView = {
   id: string; variantId: string; quantity: number; title: string; sku: string | null; productSlug: string | null; imageUrl: string | null;
@@ -245,6 +244,13 @@ const isHttpUrl = (s: string | null) => s !== null && /^https?:\/\//.test(s);
  */
 const BUYER_EMAIL_REQUIRED: Record<SessionProtocol, boolean> = { ucp: false, acp: true };
 
+/**
+ * Whether a session with a destination and no chosen option ships with the cheapest option offered. ACP answers carry
+ * the selected option and its agents change it when the buyer wants another; a UCP platform chooses one itself (the
+ * conformance suite selects by id and expects none chosen before).
+ */
+const OPTION_PRESELECTED: Record<SessionProtocol, boolean> = { ucp: false, acp: true };
+
 /** The pricing of an order shipped with an option: the option's amount is the fee, already free or not. */
 const shippingAt = (pricing: PricingSettings, option: ShippingOption): PricingSettings => ({ ...pricing, shippingFeeDkk: option.amount, freeShippingThresholdDkk: null });
 
@@ -303,7 +309,9 @@ export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: s
   const options = country && lines.length > 0
     ? shippingOptions(rates, pricing, { country, goodsDkk: goodsOnly.money.subtotalDkk - goodsOnly.money.discountDkk, variantIds: stored.map((l) => l.variantId) })
     : [];
-  const option = fulfillment.optionId === null ? undefined : options.find((o) => o.id === fulfillment.optionId);
+  const option = fulfillment.optionId === null
+    ? (OPTION_PRESELECTED[row.protocol as SessionProtocol] ? options[0] : undefined)
+    : options.find((o) => o.id === fulfillment.optionId);
   if (missing.length > 0) {
     issues.push({ type: 'error', code: 'missing', path: 'fulfillment.address', content: `The shipping address lacks ${missing.map((f) => ADDRESS_LABELS[f]).join(', ')}.`, severity: 'requires_buyer_input' });
   } else if (!option) {

@@ -157,3 +157,26 @@ describe('who may see what', () => {
     acpError(await acp(w, 'POST', `/acp/checkout_sessions/${s.id}`, {}, { key: other }), 404, 'not_found');
   });
 });
+
+describe('shipping rates', () => {
+  it('on a shop with shipping rates, ships with the cheapest option offered until the agent selects another', async () => {
+    await w.t.db.shippingRate.createMany({ data: [
+      { id: 'acp-ground', title: 'Ground', serviceLevel: 'standard', countryCode: null, priceDkk: 250n },
+      { id: 'acp-express', title: 'Express', serviceLevel: 'express', countryCode: null, priceDkk: 900n },
+    ] });
+    try {
+      const s = await create(createBody([['item_123', 1]], true));
+      expect(s.status).toBe('ready_for_payment');
+      expect(s.selected_fulfillment_options?.[0].option_id).toBe('acp-ground');
+      expect(total(s, 'fulfillment')).toBe(250);
+      const express = session(await acp(w, 'POST', `/acp/checkout_sessions/${s.id}`, { selected_fulfillment_options: [{ type: 'shipping', option_id: 'acp-express', item_ids: ['item_123'] }] }));
+      expect(express.selected_fulfillment_options?.[0].option_id).toBe('acp-express');
+      expect(total(express, 'fulfillment')).toBe(900);
+      const done = session(await acp(w, 'POST', `/acp/checkout_sessions/${s.id}/complete`, payWith('spt_test_rates_1')));
+      expect(done.status).toBe('completed');
+      expect(await w.t.db.order.findFirstOrThrow({ where: { acpSessionId: s.id } })).toMatchObject({ shippingDkk: 900n, channel: 'acp' });
+    } finally {
+      await w.t.db.shippingRate.deleteMany({ where: { id: { in: ['acp-ground', 'acp-express'] } } });
+    }
+  });
+});

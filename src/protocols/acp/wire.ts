@@ -3,7 +3,7 @@
 // and shapes follow the protocol's JSON Schema; the readings this needed are listed in that document.
 import { z } from 'zod';
 import type { SessionAddress, SessionBuyer, SessionFulfillment, SessionIssue } from '../../domain/checkout-session.ts';
-import { SHIPPING_OPTION_ID, type SessionChanges, type SessionView } from '../../services/checkout-sessions.ts';
+import type { SessionChanges, SessionView } from '../../services/checkout-sessions.ts';
 import { AcpError } from './errors.ts';
 
 export const ACP_VERSION = '2026-04-17';
@@ -120,8 +120,8 @@ const buyerOf = (b: z.infer<typeof Buyer>): SessionBuyer => {
 };
 
 /**
- * The core's changes of a create or update. The shop has one fulfillment option, so a session with an address has
- * it selected unless the platform selects another id (which the view then reports as not offered). The contact
+ * The core's changes of a create or update. A session with an address ships with the cheapest option offered unless
+ * the platform selects another id (one not offered is reported as such). The contact
  * e-mail of fulfillment_details stands in for the buyer's while the session has no buyer.
  */
 export function changesOf(body: UpdateRequest, current: SessionView | null): SessionChanges {
@@ -133,7 +133,8 @@ export function changesOf(body: UpdateRequest, current: SessionView | null): Ses
   const selected = body.selected_fulfillment_options?.[0]?.option_id;
   if (details !== undefined || selected !== undefined) {
     const address = details === undefined ? (current?.fulfillment.address ?? null) : details?.address ? addressOf(details.address, details.phone_number) : null;
-    const optionId = selected ?? current?.fulfillment.optionId ?? (address ? SHIPPING_OPTION_ID : null);
+    // Without a selection the core ships with the cheapest option offered (docs/agentic-checkout.md, ACP readings).
+    const optionId = selected ?? current?.fulfillment.optionId ?? null;
     const fulfillment: SessionFulfillment = { destinationId: null, address, optionId };
     changes.fulfillment = details === null ? null : fulfillment;
   }
