@@ -12,7 +12,7 @@ type CachedKey = { hash: string; name: string; scopes: ReadonlySet<Scope>; expir
  */
 export class KeyStore {
   private readonly cache = new Map<string, CachedKey>();
-  static readonly CACHE_TTL_MS = 900;
+  static readonly CACHE_TTL_MS = 750;
   private static readonly LAST_USED_EVERY_MS = 60_000;
   private static readonly MAX_CACHED = 10_000;
 

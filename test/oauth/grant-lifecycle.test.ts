@@ -10,7 +10,7 @@ let t: TestApp;
 let base: string;
 let clientId: string;
 
-/** Each instance re-reads a grant it checked after 0.9 s; a little more, and every cache has seen the change. */
+/** Each instance re-reads a grant it checked after 0.75 s; a little more, and every cache has seen the change. */
 const REVOCATION_DELAY_MS = 1_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -19,7 +19,7 @@ let cimd: { server: Server; origin: string; caFile: string };
 let operator: { id: string; key: string };
 const cimdFetches: string[] = [];
 
-/** Revocations take effect within 1 s on every instance: each instance re-reads what it cached after 0.9 s. */
+/** Revocations take effect within 1 s on every instance: each instance re-reads what it cached after 0.75 s. */
 const REVOCATION_DELAY_MS = 1_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
