@@ -127,8 +127,14 @@ describe('ACP order webhooks', () => {
     expect(second.headers['request-id']).toBe(first.headers['request-id']);
     expect(second.body).toBe(first.body);
     expect(signedWith(second, secret)).toBe(true);
-    const [delivery] = (await w.t.call('webhooks.list_deliveries', { endpointId: endpoint.id }, operator)).json().result.deliveries;
-    expect(delivery.attempts.map((a: { statusCode: number }) => a.statusCode)).toEqual([401, 200]);
+    // The worker records an attempt once the receiver has answered it: poll until the second one is written.
+    const attempts = async () => {
+      const [delivery] = (await w.t.call('webhooks.list_deliveries', { endpointId: endpoint.id }, operator)).json().result.deliveries;
+      return (delivery?.attempts ?? []).map((a: { statusCode: number }) => a.statusCode);
+    };
+    let recorded = await attempts();
+    for (let i = 0; i < 250 && recorded.length < 2; i++) recorded = await new Promise((r) => setTimeout(r, 20)).then(attempts);
+    expect(recorded).toEqual([401, 200]);
   }, 30_000);
 
   it('refuses an ACP endpoint for a key without checkout:agent, or for other events than orders', async () => {
