@@ -51,6 +51,7 @@ export type QueueDeps = { db: Db; config: Config; log: FastifyBaseLogger };
 /**
  * The checkout session (alias cs) an order event's order was placed from, for a platform endpoint only, and only a
  * session of the endpoint's own protocol: a platform speaking both gets each order once, in the protocol it used.
+ * Joined once per delivery (orderId is unique), not looked up once per column.
  */
 const fromPlatformSession = Prisma.sql`p.format IN ('ucp', 'acp') AND cs.protocol = p.format AND e."entityType" = 'order' AND cs."orderId" = e."entityId"`;
 
@@ -70,6 +71,7 @@ export async function claim({ db, config }: QueueDeps, limit: number): Promise<C
       LEFT JOIN "ApiKey" k ON k.id = p."creatorKeyId"
       LEFT JOIN "OAuthGrant" g ON g.id = p."creatorGrantId"
       LEFT JOIN "OAuthRecord" r ON r.id = 'Grant:' || p."creatorGrantId"
+      LEFT JOIN LATERAL (SELECT cs."apiKeyId", cs.fulfillment, cs.id FROM "CheckoutSession" cs WHERE ${fromPlatformSession}) cs ON true
     WHERE d.id = due.id AND e.id = d."eventId" AND p.id = d."endpointId"
     RETURNING d.id, d.attempts, e.id AS "eventId", e.type, e."entityType", e."entityId", e.sequence, e.data::text AS data,
               e."createdAt" AS "eventCreatedAt", p.id AS "endpointId", p.url, p.enabled, p.secret, p."previousSecret",
@@ -87,9 +89,7 @@ export async function claim({ db, config }: QueueDeps, limit: number): Promise<C
               END AS "creatorGone",
               CASE WHEN g.id IS NULL THEN k.scopes ELSE ARRAY(SELECT unnest(k.scopes) INTERSECT SELECT unnest(g.scopes)) END AS "creatorScopes",
               p.format, p."creatorKeyId",
-              (SELECT cs."apiKeyId" FROM "CheckoutSession" cs WHERE ${fromPlatformSession}) AS "sessionOwner",
-              (SELECT cs.fulfillment::text FROM "CheckoutSession" cs WHERE ${fromPlatformSession}) AS "sessionFulfillment",
-              (SELECT cs.id FROM "CheckoutSession" cs WHERE ${fromPlatformSession}) AS "sessionId"`);
+              cs."apiKeyId" AS "sessionOwner", cs.fulfillment::text AS "sessionFulfillment", cs.id AS "sessionId"`);
 }
 
 /** Ends the lease of claimed deliveries that were never sent (at shutdown), so any instance may take them at once. */
