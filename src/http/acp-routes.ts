@@ -13,9 +13,9 @@ import type { Tool } from '../registry/define-tool.ts';
 import { parseIdempotencyKey } from '../registry/idempotency.ts';
 import { invokeTool, type InvokeDeps } from '../registry/invoke-tool.ts';
 import { insufficientScope } from '../registry/scopes.ts';
-import { findSession, viewSession } from '../services/checkout-sessions.ts';
+import { findSession, notReady, viewSession } from '../services/checkout-sessions.ts';
 import { refundUnlessRetried } from '../services/agent-payments.ts';
-import { chargeSharedToken } from '../services/payments.ts';
+import { chargeSharedToken, isSharedPaymentToken } from '../services/payments.ts';
 import { loadSettings } from '../services/settings.ts';
 import { fromFastifyError, problemInstance } from './problem.ts';
 import type { Limiters } from './rate-limit.ts';
@@ -26,7 +26,6 @@ export const ACP_PREFIX = '/acp';
 export type AcpRouteDeps = { deps: InvokeDeps; config: Config; guard: (req: FastifyRequest) => Promise<void>; limiters: Limiters };
 
 const SUPPORTED = { supported_versions: [ACP_VERSION] };
-const SHARED_TOKEN = /^spt_[A-Za-z0-9_]{1,255}$/;
 
 /** API-Version is required and must be the version this service speaks (400 with the versions it supports). */
 function checkVersion(req: FastifyRequest): void {
@@ -134,15 +133,11 @@ export function registerAcpRoutes(app: FastifyInstance, opts: AcpRouteDeps): voi
           config.payments.stripe ? `Pay with handler ${STRIPE_HANDLER_ID} and a Stripe SharedPaymentToken (credential type spt).` : 'This shop takes no agent payments: no payment handler is configured.',
           '$.payment_data');
       }
-      // A SharedPaymentToken is Stripe's `spt_…` id: anything else is the platform's mistake, not Stripe's to refuse.
-      if (!SHARED_TOKEN.test(token)) throw new AcpError(400, 'invalid', 'The credential is not a SharedPaymentToken (spt_…).', '$.payment_data.instrument.credential.token');
+      if (!isSharedPaymentToken(token)) throw new AcpError(400, 'invalid', 'The credential is not a SharedPaymentToken (spt_…).', '$.payment_data.instrument.credential.token');
       const view = await viewSession(deps.db, row, base);
       // What the completion would refuse is answered before anything is charged (the buyer given here counts).
-      const blocking = view.issues.filter((i) => i.type === 'error' && !(request.buyer && i.path === 'buyer.email'));
-      if (blocking.length > 0) {
-        const stock = blocking.find((i) => i.code === 'out_of_stock' || i.code === 'item_unavailable');
-        throw stock ? new AppError('out_of_stock', stock.content) : new AppError('checkout_session_incomplete', blocking.map((i) => `${i.path}: ${i.content}`).join(' '));
-      }
+      const problem = notReady(view, (i) => Boolean(request.buyer) && i.path === 'buyer.email');
+      if (problem) throw problem;
       const charge = await chargeSharedToken(config, {
         amount: view.totals.total, currency: view.currency, token, idempotencyKey: `${owner.keyId}:${key}`,
         metadata: { checkout_session_id: row.id, protocol: 'acp' },

@@ -166,10 +166,11 @@ export async function cancelSession(tx: Tx, owner: SessionOwner, id: string, pro
 
 /**
  * Why a session cannot be completed as it stands (its first stock problem, or everything it lacks), if anything. The
- * escalation's own message is not such a gap: it says the buyer is to pay, which a completion does.
+ * escalation's own message is not such a gap: it says the buyer is to pay, which a completion does. `supplied` says
+ * which gaps the completing request itself fills (ACP's complete may carry the buyer).
  */
-export function notReady(view: SessionView): AppError | null {
-  const blocking = view.issues.filter((i) => i.type === 'error' && i.path !== ESCALATION_PATH);
+export function notReady(view: SessionView, supplied: (issue: SessionIssue) => boolean = () => false): AppError | null {
+  const blocking = view.issues.filter((i) => i.type === 'error' && i.path !== ESCALATION_PATH && !supplied(i));
   if (blocking.length === 0) return null;
   const stock = blocking.find((i) => i.code === 'out_of_stock' || i.code === 'item_unavailable');
   if (stock) return new AppError('out_of_stock', stock.content);

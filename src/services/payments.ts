@@ -290,6 +290,10 @@ export type SharedTokenCharge =
   | { paid: false; message: string; action: { intentId: string; url: string } }
   | { paid: false; message: string; action?: undefined; fraud: boolean };
 
+/** A Stripe SharedPaymentToken id (`spt_…`): anything else is the platform's mistake, never sent to Stripe. */
+const SHARED_TOKEN = /^spt_[A-Za-z0-9_]{1,255}$/;
+export const isSharedPaymentToken = (token: string | undefined): token is string => token !== undefined && SHARED_TOKEN.test(token);
+
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const FRAUD_DECLINES = new Set(['fraudulent', 'lost_card', 'stolen_card', 'merchant_blacklist']);
 

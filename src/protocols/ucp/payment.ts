@@ -10,7 +10,7 @@ import { AppError } from '../../errors.ts';
 import type { AfterCommitContext, WriteContext } from '../../registry/define-tool.ts';
 import { markTokenOrderPaid, paidByToken, refundUnlessRetried } from '../../services/agent-payments.ts';
 import { findSession, notReady, viewSession, type SessionOwner, type SessionView } from '../../services/checkout-sessions.ts';
-import { chargeSharedToken, sharedTokenChargeNow } from '../../services/payments.ts';
+import { chargeSharedToken, isSharedPaymentToken, sharedTokenChargeNow } from '../../services/payments.ts';
 import { checkoutSessionLink, shopSigner } from '../../storefront/shopper.ts';
 import { UCP_VERSION, type HandlerRegistry, type PaymentInstrument } from './wire.ts';
 
@@ -82,7 +82,7 @@ export async function takePayment(ctx: WriteContext, owner: SessionOwner, id: st
   if (handler.id === TEST_HANDLER.id) return testPayment(instrument);
 
   const token = instrument.credential?.token;
-  if (instrument.credential?.type !== 'spt' || !token?.startsWith('spt_')) {
+  if (instrument.credential?.type !== 'spt' || !isSharedPaymentToken(token)) {
     throw new AppError('payment_declined', 'The payment was declined: the Stripe handler takes a Stripe SharedPaymentToken (credential type "spt", token spt_…).');
   }
   const view = await viewSession(ctx.db, await findSession(ctx.db, owner, id, 'ucp'), base);
