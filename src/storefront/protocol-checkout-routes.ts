@@ -5,13 +5,12 @@ import { acceptFormBodies, type FormBody } from '../http/form-body.ts';
 import { count } from '../http/request-guard.ts';
 import { checkoutSetup } from '../services/checkout.ts';
 import { notPayableByBuyer } from '../services/checkout-sessions.ts';
-import { openCheckoutSession } from '../services/payments.ts';
 import { loadChrome } from '../services/storefront.ts';
 import { completeProtocolSession, PriceChanged, protocolSessionView } from '../services/web-cart.ts';
 import { messagesFor, pageLanguage } from './messages.ts';
 import { renderProtocolCheckoutPage } from './pages/protocol-checkout.tsx';
 import { HTML_TYPE } from './respond.ts';
-import { PRIVATE_HEADERS, type ShopDeps } from './shop-routes.ts';
+import { PRIVATE_HEADERS, sendToPayment, type ShopDeps } from './shop-routes.ts';
 import { checkoutSessionLink, orderLink, shopSigner } from './shopper.ts';
 
 // A shopping assistant's checkout finished by its buyer (docs/agentic-checkout.md, "Storefront payment page"): the
@@ -57,17 +56,7 @@ export function registerProtocolCheckoutRoutes(app: FastifyInstance, deps: ShopD
       const expectedTotal = Number(Array.isArray(field) ? field[0] : field);
       try {
         const placed = await completeProtocolSession(db, { ownerId: id, clientAddress: req.ip }, id, base(req), expectedTotal, checkoutSetup(config));
-        const orderPage = orderLink(signer, placed.order.id);
-        // Stripe: the buyer pays on its hosted page (opened now that the order has committed) and comes back to the
-        // order page; Stripe out of reach, the order stands and its page says it awaits payment.
-        if (placed.payment.provider === 'stripe') {
-          try {
-            return await reply.code(303).headers(PRIVATE_HEADERS).header('Location', (await openCheckoutSession(db, config, placed.order.id, `${base(req)}${orderPage}`)).url).send();
-          } catch (err) {
-            req.log.warn({ err, order: placed.order.id }, 'no Stripe Checkout Session for an assistant checkout');
-          }
-        }
-        return await reply.code(303).headers(PRIVATE_HEADERS).header('Location', `${orderPage}?placed=1`).send();
+        return await sendToPayment(deps, req, reply, placed, orderLink(signer, placed.order.id));
       } catch (err) {
         // What the buyer can act on is shown on the page again (422); the rest is the service's failure.
         if (err instanceof AppError && err.code === 'not_found') return reply.callNotFound();

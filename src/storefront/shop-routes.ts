@@ -57,6 +57,26 @@ export type ShopRoutes = {
  * token bound to the shopper's cookie and answers with a 303 to the page that shows the result (Post/Redirect/Get),
  * or the same page again with what went wrong.
  */
+const seeOther = (reply: FastifyReply, path: string) => reply.code(303).headers(PRIVATE_HEADERS).header('Location', path).send();
+
+/**
+ * Where the buyer goes once the storefront placed an order: Stripe's hosted page (opened now that the order has
+ * committed), returning to the order's signed page; paid manually, or Stripe out of reach (the order stands), the
+ * order page itself, which says how to pay.
+ */
+export async function sendToPayment(
+  deps: Pick<ShopDeps, 'db' | 'config'>, req: FastifyRequest, reply: FastifyReply, placed: { order: { id: string }; payment: { provider: string } }, orderPage: string,
+) {
+  if (placed.payment.provider === 'stripe') {
+    try {
+      return await seeOther(reply, (await openCheckoutSession(deps.db, deps.config, placed.order.id, `${baseUrlOf(req, deps.config)}${orderPage}`)).url);
+    } catch (err) {
+      req.log.warn({ err, order: placed.order.id }, 'no Stripe Checkout Session for a storefront order');
+    }
+  }
+  return seeOther(reply, `${orderPage}?placed=1`);
+}
+
 export function registerShopRoutes(app: FastifyInstance, deps: ShopDeps): ShopRoutes {
   const { db, config } = deps;
   const signerOf = () => shopSigner(db, deps.secrets);
@@ -71,7 +91,6 @@ export function registerShopRoutes(app: FastifyInstance, deps: ShopDeps): ShopRo
 
   const sendPrivate = (reply: FastifyReply, status: number, html: string, chrome: Chrome) =>
     reply.code(status).headers({ ...PRIVATE_HEADERS, 'Content-Language': pageLanguage(chrome.shop.language) }).type(HTML_TYPE).send(html);
-  const seeOther = (reply: FastifyReply, path: string) => reply.code(303).headers(PRIVATE_HEADERS).header('Location', path).send();
 
   async function showCart(req: FastifyRequest, reply: FastifyReply, status: number, error: string | null) {
     const who = await shopper(req, reply);
@@ -175,17 +194,7 @@ export function registerShopRoutes(app: FastifyInstance, deps: ShopDeps): ShopRo
       try {
         const placed = await checkOutWebCart(db, who, cart.id, { ...contact, ...(phoneNumber ? { phoneNumber } : {}) }, expectedTotal, checkoutSetup(config));
         const s = await signerOf();
-        const orderPage = orderLink(s, placed.order.id);
-        // Stripe: the shopper pays on its hosted page (opened now that the order has committed) and comes back to the
-        // order page. Stripe out of reach: the order stands, and its page says it awaits payment.
-        if (placed.payment.provider === 'stripe') {
-          try {
-            return seeOther(reply, (await openCheckoutSession(db, config, placed.order.id, `${base(req)}${orderPage}`)).url);
-          } catch (err) {
-            req.log.warn({ err, order: placed.order.id }, 'no Stripe Checkout Session for a storefront order');
-          }
-        }
-        return seeOther(reply, `${orderPage}?placed=1`);
+        return await sendToPayment(deps, req, reply, placed, orderLink(s, placed.order.id));
       } catch (err) {
         if (!(err instanceof AppError || err instanceof PriceChanged) || (err instanceof AppError && (err.status >= 500 || err.code === 'rate_limited'))) throw err;
         const m = messagesFor((await loadChrome(db)).shop.language);
