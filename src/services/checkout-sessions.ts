@@ -262,10 +262,15 @@ const shippingAt = (pricing: PricingSettings, option: ShippingOption): PricingSe
  */
 export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: string, now = new Date()): Promise<SessionView> {
   const stored = asLines(row.lines);
+  const fulfillment = asObject<SessionFulfillment>(row.fulfillment) ?? { destinationId: null, address: null, optionId: null };
+  const country = fulfillment.address?.country?.trim();
+  // Options are quoted once the destination's country is known (the full address is needed only to complete), so
+  // the rates are read only then: a session without one costs no round trip for them.
+  const quoted = Boolean(country) && stored.length > 0;
   const [{ settings, variants }, codes, rates] = await Promise.all([
     settingsAndVariants(db, stored.map((l) => l.variantId)),
     row.discountCodes.length === 0 ? Promise.resolve([]) : db.discountCode.findMany({ where: { code: { in: row.discountCodes } } }),
-    db.shippingRate.findMany(),
+    quoted ? db.shippingRate.findMany() : Promise.resolve([]),
   ]);
   const byId = new Map(variants.map((v) => [v.id, v]));
   const issues: SessionIssue[] = [];
@@ -297,7 +302,6 @@ export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: s
   const buyer = asObject<SessionBuyer>(row.buyer);
   if (!buyer?.email && BUYER_EMAIL_REQUIRED[row.protocol as SessionProtocol]) issues.push({ type: 'error', code: 'missing', path: 'buyer.email', content: 'The buyer’s e-mail address is needed.', severity: 'requires_buyer_input' });
 
-  const fulfillment = asObject<SessionFulfillment>(row.fulfillment) ?? { destinationId: null, address: null, optionId: null };
   const missing = missingAddressFields(fulfillment.address);
   const pricing = pricingSettings(settings);
   const priced = stored.map((l, i) => ({ unitPriceDkk: lines[i].unitPrice, quantity: l.quantity }));
@@ -305,9 +309,7 @@ export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: s
   // The goods without shipping: what the options are quoted on, and the totals until an option is chosen (nothing
   // has been chosen to pay for yet).
   const goodsOnly = priceOrderParts(priced, terms, { ...pricing, shippingFeeDkk: 0 });
-  const country = fulfillment.address?.country?.trim();
-  // Options are quoted once the destination's country is known; the full address is needed only to complete.
-  const options = country && lines.length > 0
+  const options = quoted && country
     ? shippingOptions(rates, pricing, { country, goodsDkk: goodsOnly.money.subtotalDkk - goodsOnly.money.discountDkk, variantIds: stored.map((l) => l.variantId) })
     : [];
   const option = fulfillment.optionId === null
