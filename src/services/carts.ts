@@ -15,6 +15,9 @@ export type CartLine = {
   deletedAt: Date | null;
 };
 
+/** A line an order is placed from (a cart's, or a checkout session's): a cart line without its own id. */
+export type OrderLine = Omit<CartLine, 'id'>;
+
 /** What a cart line names: a variant by id or SKU, or a product by slug when it has exactly one variant. */
 export type LineRef = { variantId: string } | { sku: string } | { productSlug: string };
 
@@ -23,8 +26,8 @@ export type ShopTerms = { currency: string; pricing: PricingSettings };
 
 const CART_COLUMNS = Prisma.sql`c.id, c."apiKeyId", c.email, c."discountCode", c.status, c."orderId", c."createdAt", c."updatedAt"`;
 /** The names of a product's options, in order (null without options): a line's option values by name. */
-const OPTION_NAMES = Prisma.sql`(SELECT array_agg(o.name ORDER BY o.position) FROM "ProductOption" o WHERE o."productId" = p.id) AS "optionNames"`;
-const VARIANT_COLUMNS = Prisma.sql`v.sku, v."optionValues", ${OPTION_NAMES}, v."priceDkk", v.stock, v."trackStock", v."allowBackorder"`;
+export const OPTION_NAMES = Prisma.sql`(SELECT array_agg(o.name ORDER BY o.position) FROM "ProductOption" o WHERE o."productId" = p.id)`;
+const VARIANT_COLUMNS = Prisma.sql`v.sku, v."optionValues", ${OPTION_NAMES} AS "optionNames", v."priceDkk", v.stock, v."trackStock", v."allowBackorder"`;
 const LINE_COLUMNS = Prisma.sql`l.id, l."productId", l."variantId", l.quantity, p.slug, p.name, ${VARIANT_COLUMNS}, coalesce(v."deletedAt", p."deletedAt") AS "deletedAt"`;
 /**
  * Each line's variant and product looked up by key, line by line: OFFSET 0 keeps the planner from turning the
@@ -86,10 +89,18 @@ export type CheckoutDiscount = Pick<DiscountCode, 'code' | 'type' | 'active' | '
  * A row as json carries it: bigints as numbers (exact: the API bounds every integer to ±2^53-1) or as text, timestamps as
  * ISO text.
  */
-type AsJson<T> = { [K in keyof T]: T[K] extends bigint ? number | string : T[K] extends bigint | null ? number | string | null : T[K] extends Date | null ? string | null : T[K] };
+export type AsJson<T> = { [K in keyof T]: T[K] extends bigint ? number | string : T[K] extends bigint | null ? number | string | null : T[K] extends Date | null ? string | null : T[K] };
 type CheckoutExtra = { lines: AsJson<CartLine>[]; discounts: AsJson<CheckoutDiscount>[] };
 
-const bigintOrNull = (v: number | string | null) => (v === null ? null : BigInt(v));
+export const bigintOrNull = (v: number | string | null) => (v === null ? null : BigInt(v));
+
+/** A discount code's row as a checkout reads it, as json (alias `d`): what checkoutDiscountOf reads back. */
+export const DISCOUNT_JSON = Prisma.sql`json_build_object('code', d.code, 'type', d.type, 'value', d.value::text, 'active', d.active,
+  'validUntil', d."validUntil", 'usageLimit', d."usageLimit"::text, 'usageCount', d."usageCount"::text)`;
+
+export const checkoutDiscountOf = (d: AsJson<CheckoutDiscount>): CheckoutDiscount => ({
+  ...d, value: BigInt(d.value), validUntil: d.validUntil === null ? null : new Date(d.validUntil), usageLimit: bigintOrNull(d.usageLimit), usageCount: BigInt(d.usageCount),
+});
 
 /**
  * lockOpenCart for a checkout, in the same one statement: the cart's lines with their products (by product id) and,
@@ -104,9 +115,7 @@ export async function lockCartForCheckout(tx: Tx, keyId: string, cartId: string,
              'lines', (SELECT coalesce(json_agg(line ORDER BY line."productId"), '[]')
                        FROM (SELECT ${LINE_COLUMNS} FROM ${LINE_JOINS} WHERE l."cartId" = c.id) line),
              'discounts', ${codes.length === 0 ? Prisma.sql`'[]'::json` : Prisma.sql`(
-               SELECT coalesce(json_agg(json_build_object('code', code, 'type', type, 'value', value::text, 'active', active, 'validUntil', "validUntil",
-                                        'usageLimit', "usageLimit"::text, 'usageCount', "usageCount"::text)), '[]')
-               FROM "DiscountCode" WHERE code = ANY (${[...codes]}::text[]))`}) AS extra
+               SELECT coalesce(json_agg(${DISCOUNT_JSON}), '[]') FROM "DiscountCode" d WHERE code = ANY (${[...codes]}::text[]))`}) AS extra
     FROM "Cart" c LEFT JOIN "ShopSettings" s ON s.id = 1 WHERE c.id = ${cartId} FOR UPDATE OF c`,
   // Prepared only without a code: a generic plan made while "DiscountCode" was nearly empty would be a sequential scan
   // over every code, kept as the table grows (docs/performance.md, item 11).
@@ -114,10 +123,7 @@ export async function lockCartForCheckout(tx: Tx, keyId: string, cartId: string,
   const lines: CartLine[] = extra.lines.map((l) => ({
     ...l, quantity: BigInt(l.quantity), priceDkk: BigInt(l.priceDkk), stock: BigInt(l.stock), deletedAt: l.deletedAt === null ? null : new Date(l.deletedAt),
   }));
-  const discounts: CheckoutDiscount[] = extra.discounts.map((d) => ({
-    ...d, value: BigInt(d.value), validUntil: d.validUntil === null ? null : new Date(d.validUntil), usageLimit: bigintOrNull(d.usageLimit), usageCount: BigInt(d.usageCount),
-  }));
-  return { cart, terms, lines, discounts };
+  return { cart, terms, lines, discounts: extra.discounts.map(checkoutDiscountOf) };
 }
 
 /** The cart's lines with their products. */

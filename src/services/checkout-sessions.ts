@@ -9,11 +9,12 @@ import {
 } from '../domain/checkout-session.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
 import { priceOrderParts, type DiscountTerms, type PricingSettings } from '../domain/pricing.ts';
-import { shippingOptions, type ShippingOption } from '../domain/shipping-options.ts';
+import { shippingOptions, type ShippingOption, type ShippingRateTerms } from '../domain/shipping-options.ts';
 import { AppError } from '../errors.ts';
 import { Prisma, type CheckoutSession, type ShopSettings } from '../generated/prisma/client.ts';
 import { toJsonValue } from '../db/json-value.ts';
-import { placeOrder, type Buyer, type CheckoutSetup, type Contact, type OrderChannel } from './checkout.ts';
+import { bigintOrNull, checkoutDiscountOf, DISCOUNT_JSON, OPTION_NAMES, type AsJson, type CheckoutDiscount, type OrderLine } from './carts.ts';
+import { placeOrderOf, type Buyer, type CheckoutSetup, type Contact, type OrderChannel } from './checkout.ts';
 import { manualPaymentProvider, type PaymentProvider } from '../domain/payment.ts';
 import { discountTerms, discountUnavailableReason, normalizeCode } from './discounts.ts';
 import { loadSettings, pricingSettings } from './settings.ts';
@@ -28,7 +29,7 @@ export type SessionChanges = {
   fulfillment?: SessionFulfillment | null;
   discountCodes?: readonly string[];
   /** Protocol facts about the platform kept with the session (UCP: its profile and order webhook). */
-  platform?: Record<string, unknown> | null;
+  platform?: Readonly<Record<string, string | null>> | null;
 };
 
 /** The option a shop without shipping rates offers: its shipping at the fee and free-shipping threshold of its settings. */
@@ -61,10 +62,8 @@ export type SessionView = {
   expired: boolean;
 };
 
-type VariantRow = {
-  id: string; productId: string; sku: string | null; name: string; slug: string; optionValues: string[]; priceDkk: bigint; stock: bigint;
-  trackStock: boolean; allowBackorder: boolean; deletedAt: Date | null; image: string | null;
-};
+/** A line's variant as a session's pricing reads it: what an order line needs of it, and its image. */
+type SessionVariant = Omit<OrderLine, 'quantity'> & { image: string | null };
 
 const asLines = (v: unknown): SessionLine[] => (Array.isArray(v) ? (v as SessionLine[]) : []);
 const asObject = <T>(v: unknown): T | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as T) : null);
@@ -90,19 +89,33 @@ function nextLines(current: readonly SessionLine[], input: NonNullable<SessionCh
   });
 }
 
-/** Creates a session owned by the caller, expiring after the default TTL. */
-export async function createSession(tx: Tx, owner: SessionOwner, protocol: SessionProtocol, changes: SessionChanges, now = new Date()): Promise<CheckoutSession> {
-  const lines = nextLines([], changes.lines ?? []);
-  const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
-  // One statement of hand-written SQL: a session is created on every checkout a platform starts (docs/performance.md).
-  const [row] = await queryRows<CheckoutSession>(tx, Prisma.sql`
-    INSERT INTO "CheckoutSession" (id, "apiKeyId", protocol, status, lines, buyer, fulfillment, "discountCodes", platform, "expiresAt", "createdAt", "updatedAt")
-    VALUES (${`${protocol === 'ucp' ? 'chk' : 'cs'}_${newId()}`}, ${owner.keyId}, ${protocol}, 'incomplete', ${JSON.stringify(lines)}::jsonb,
-            ${json(changes.buyer)}::jsonb, ${json(changes.fulfillment)}::jsonb, ${[...new Set((changes.discountCodes ?? []).map(normalizeCode))]}::text[],
-            ${json(changes.platform)}::jsonb, ${expiryOf(now)}, ${now}, ${now})
-    RETURNING *`, { prepareAs: 'create_checkout_session' });
-  if (!row) throw new Error('the checkout session was not created');
-  return row;
+/**
+ * A new session owned by the caller, expiring after the default TTL: the row as it will be stored. It is stored by
+ * insertSession once its answer is rendered (the insert joins the write's final statement).
+ */
+export function newSession(owner: SessionOwner, protocol: SessionProtocol, changes: SessionChanges, now = new Date()): CheckoutSession {
+  return {
+    id: `${protocol === 'ucp' ? 'chk' : 'cs'}_${newId()}`, apiKeyId: owner.keyId, protocol, status: 'incomplete',
+    lines: plainJson(nextLines([], changes.lines ?? [])), buyer: plainJson(changes.buyer ?? null), fulfillment: plainJson(changes.fulfillment ?? null),
+    discountCodes: [...new Set((changes.discountCodes ?? []).map(normalizeCode))], platform: plainJson(changes.platform ?? null), pendingPayment: null,
+    orderId: null, expiresAt: expiryOf(now), createdAt: now, updatedAt: now,
+  };
+}
+
+/**
+ * Stores a new session (newSession) in the write's final statement (deferWrite): a session is created on every
+ * checkout a platform starts, and its insert costs no round trip of its own (docs/performance.md, "UCP sessions").
+ * Nothing may be read after it in the same write.
+ */
+export async function insertSession(tx: Tx, row: CheckoutSession): Promise<void> {
+  const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
+  await deferWrite(tx, {
+    name: 'create_checkout_session',
+    ctes: Prisma.sql`created_session AS (
+      INSERT INTO "CheckoutSession" (id, "apiKeyId", protocol, status, lines, buyer, fulfillment, "discountCodes", platform, "expiresAt", "createdAt", "updatedAt")
+      VALUES (${row.id}, ${row.apiKeyId}, ${row.protocol}, ${row.status}, ${json(row.lines)}::jsonb, ${json(row.buyer)}::jsonb, ${json(row.fulfillment)}::jsonb,
+              ${row.discountCodes}::text[], ${json(row.platform)}::jsonb, ${row.expiresAt}, ${row.createdAt}, ${row.updatedAt}))`,
+  });
 }
 
 /** The caller's session; another platform's is reported as missing, so session ids reveal nothing. */
@@ -112,28 +125,34 @@ export async function findSession(db: DbClient, owner: SessionOwner, id: string,
   return row;
 }
 
-/**
- * The session locked for a change, which it must still accept (not completed, canceled or expired): locked and
- * read in one statement (a completion's round trips are what a session's speed is made of, docs/performance.md).
- * With `cartId` (a completion), the same statement also makes the cart placeOrder checks out: the session's lines
- * as its items (a variant that no longer exists is left out; the view reports it). Whatever fails after it rolls
- * the cart back with everything else.
- */
-async function lockChangeable(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date, cartId?: string): Promise<CheckoutSession> {
-  const [row] = cartId === undefined
-    ? await queryRows<CheckoutSession>(tx, Prisma.sql`SELECT * FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE`, { prepareAs: 'lock_checkout_session' })
-    : await queryRows<CheckoutSession>(tx, Prisma.sql`
-      WITH s AS (SELECT * FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE),
-      cart AS (INSERT INTO "Cart" (id, "apiKeyId", status, "createdAt", "updatedAt") SELECT ${cartId}, ${owner.keyId}, 'open', ${now}, ${now} FROM s),
-      items AS (
-        INSERT INTO "CartItem" (id, "cartId", "productId", "variantId", quantity)
-        SELECT ${cartId} || '_' || l.n, ${cartId}, v."productId", v.id, (l.line->>'quantity')::bigint
-        FROM s CROSS JOIN LATERAL jsonb_array_elements(s.lines) WITH ORDINALITY AS l(line, n) JOIN "ProductVariant" v ON v.id = l.line->>'variantId')
-      SELECT * FROM s`, { prepareAs: 'lock_checkout_session_with_cart' });
+/** The session, which must be the caller's and still accept changes (not completed, canceled or expired). */
+function changeable<T extends CheckoutSession>(row: T | undefined, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date): T {
   if (!row || row.apiKeyId !== owner.keyId || row.protocol !== protocol) throw new AppError('not_found', `No checkout session with id "${id}".`);
   if (isFinal(row.status)) throw new AppError('checkout_session_closed', `Checkout session "${id}" is ${row.status} and cannot change.`);
   if (isExpired(row.expiresAt, now)) throw new AppError('checkout_session_closed', `Checkout session "${id}" expired at ${row.expiresAt.toISOString()}.`);
   return row;
+}
+
+/** The session locked for a change, which it must still accept. */
+async function lockChangeable(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date): Promise<CheckoutSession> {
+  const [row] = await queryRows<CheckoutSession>(tx, Prisma.sql`SELECT * FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE`, { prepareAs: 'lock_checkout_session' });
+  return changeable(row, owner, id, protocol, now);
+}
+
+/**
+ * The session locked for its completion and priced, in one statement (a completion's round trips are what a
+ * session's speed is made of, docs/performance.md): its variants, codes and the shipping rates read from the locked
+ * row itself.
+ */
+async function lockForCompletion(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date) {
+  const [row] = await queryRows<CheckoutSession & { pricing: PricingJson }>(tx, Prisma.sql`
+    WITH s AS (SELECT * FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE)
+    SELECT s.*, ${pricingJson(
+      Prisma.sql`(SELECT DISTINCT x->>'variantId' FROM jsonb_array_elements(s.lines) x) AS l(id)`, Prisma.sql`unnest(s."discountCodes") AS c(code)`, Prisma.sql`true`,
+    )} AS pricing
+    FROM s`, { prepareAs: 'lock_checkout_session_priced' });
+  const { pricing, ...session } = changeable(row, owner, id, protocol, now);
+  return { row: session, pricing: await pricingOf(tx, pricing) };
 }
 
 /** Applies an update: lines, buyer, fulfillment, codes and platform facts that are given replace the stored ones. */
@@ -205,35 +224,56 @@ export async function escalateSession(
 
 /** What a session's view needs of the shop's settings. */
 type SessionSettings = Pick<ShopSettings, 'currency' | 'termsUrl' | 'privacyUrl' | 'shippingFeeDkk' | 'freeShippingThresholdDkk' | 'vatRateBasisPoints'>;
-type PricingRow = SessionSettings & { [K in keyof VariantRow]: VariantRow[K] | null };
+
+/** Everything a session is priced from: the shop's settings, its lines' variants, the shipping rates (once quoted), its codes' rows. */
+export type SessionPricing = { settings: SessionSettings; variants: SessionVariant[]; rates: ShippingRateTerms[]; codes: CheckoutDiscount[] };
+type PricingJson = {
+  settings: AsJson<SessionSettings> | null; variants: AsJson<SessionVariant>[]; rates: AsJson<ShippingRateTerms>[]; codes: AsJson<CheckoutDiscount>[];
+};
 
 /**
- * The shop's settings and the session's variants in one statement (every read and write of a session prices it,
- * so this is a round trip each of them saves): a row per variant found, or one row of settings alone. No row when
- * the settings row does not exist yet.
+ * The pricing of a session as one json value (bigints as text): `variants` names the variant ids (a relation
+ * `l(id)`), `codes` the codes (`c(code)`), `quoted` whether the shipping rates are read. Each variant, product and
+ * code is looked up by key, one by one (OFFSET 0 keeps the planner from turning the look-ups into hash joins over
+ * whole tables, as it did for carts: docs/performance.md, "Writes" item 22).
  */
-const PRICING_SQL = (ids: string[]) => Prisma.sql`
-  SELECT s.currency, s."termsUrl", s."privacyUrl", s."shippingFeeDkk", s."freeShippingThresholdDkk", s."vatRateBasisPoints",
-         v.id, v."productId", v.sku, p.name, p.slug, v."optionValues", v."priceDkk", v.stock, v."trackStock", v."allowBackorder",
-         coalesce(v."deletedAt", p."deletedAt") AS "deletedAt", coalesce(v.images[1], p.images[1]) AS image
-  FROM "ShopSettings" s
-  LEFT JOIN ("ProductVariant" v JOIN "Product" p ON p.id = v."productId") ON v.id = ANY (${ids}::text[])
-  WHERE s.id = 1`;
+const pricingJson = (variants: Prisma.Sql, codes: Prisma.Sql, quoted: Prisma.Sql) => Prisma.sql`json_build_object(
+  'settings', (SELECT json_build_object('currency', currency, 'termsUrl', "termsUrl", 'privacyUrl', "privacyUrl", 'shippingFeeDkk', "shippingFeeDkk"::text,
+                                        'freeShippingThresholdDkk', "freeShippingThresholdDkk"::text, 'vatRateBasisPoints', "vatRateBasisPoints")
+               FROM "ShopSettings" WHERE id = 1),
+  'variants', (SELECT coalesce(json_agg(json_build_object('variantId', v.id, 'productId', v."productId", 'sku', v.sku, 'name', p.name, 'slug', p.slug,
+                                        'optionValues', v."optionValues", 'optionNames', ${OPTION_NAMES}, 'priceDkk', v."priceDkk"::text, 'stock', v.stock::text,
+                                        'trackStock', v."trackStock", 'allowBackorder', v."allowBackorder", 'deletedAt', coalesce(v."deletedAt", p."deletedAt"),
+                                        'image', coalesce(v.images[1], p.images[1]))), '[]')
+               FROM ${variants}
+               CROSS JOIN LATERAL (SELECT * FROM "ProductVariant" v WHERE v.id = l.id OFFSET 0) v
+               CROSS JOIN LATERAL (SELECT * FROM "Product" p WHERE p.id = v."productId" OFFSET 0) p),
+  'rates', CASE WHEN ${quoted} THEN (
+             SELECT coalesce(json_agg(json_build_object('id', id, 'title', title, 'serviceLevel', "serviceLevel", 'countryCode', "countryCode",
+                                      'priceDkk', "priceDkk"::text, 'freeFromDkk', "freeFromDkk"::text, 'freeForVariantIds', "freeForVariantIds")), '[]')
+             FROM "ShippingRate") ELSE '[]'::json END,
+  'codes', (SELECT coalesce(json_agg(${DISCOUNT_JSON}), '[]') FROM ${codes} CROSS JOIN LATERAL (SELECT * FROM "DiscountCode" d WHERE d.code = c.code OFFSET 0) d))`;
 
-/** A row of PRICING_SQL that found a variant (the left join's columns are null together, so the id says it). */
-const isVariant = (r: PricingRow): r is PricingRow & VariantRow => r.id !== null;
-
-async function settingsAndVariants(db: DbClient, ids: string[]): Promise<{ settings: SessionSettings; variants: VariantRow[] }> {
-  let rows = await queryRows<PricingRow>(db, PRICING_SQL(ids), { prepareAs: 'session_pricing' });
+async function pricingOf(db: DbClient, json: PricingJson): Promise<SessionPricing> {
   // A shop that has never saved its settings: loadSettings makes the row with its defaults, once.
-  if (rows.length === 0) {
-    await loadSettings(db);
-    rows = await queryRows<PricingRow>(db, PRICING_SQL(ids), { prepareAs: 'session_pricing' });
-  }
-  const [first] = rows;
-  if (!first) throw new Error('the shop settings row could not be read');
-  const variants = rows.filter(isVariant);
-  return { settings: first, variants };
+  const settings = json.settings === null ? await loadSettings(db) : {
+    ...json.settings, shippingFeeDkk: BigInt(json.settings.shippingFeeDkk), freeShippingThresholdDkk: bigintOrNull(json.settings.freeShippingThresholdDkk),
+  };
+  return {
+    settings,
+    variants: json.variants.map((v) => ({ ...v, priceDkk: BigInt(v.priceDkk), stock: BigInt(v.stock), deletedAt: v.deletedAt === null ? null : new Date(v.deletedAt) })),
+    rates: json.rates.map((r) => ({ ...r, priceDkk: BigInt(r.priceDkk), freeFromDkk: bigintOrNull(r.freeFromDkk) })),
+    codes: json.codes.map(checkoutDiscountOf),
+  };
+}
+
+/** A session's pricing read on its own (every read of a session, and the answer of every write but a completion). */
+async function readPricing(db: DbClient, variantIds: string[], codes: string[], quoted: boolean): Promise<SessionPricing> {
+  const [row] = await queryRows<{ pricing: PricingJson }>(db, Prisma.sql`
+    SELECT ${pricingJson(Prisma.sql`unnest(${[...new Set(variantIds)]}::text[]) AS l(id)`, Prisma.sql`unnest(${codes}::text[]) AS c(code)`, Prisma.sql`${quoted}::boolean`)} AS pricing`,
+  { prepareAs: 'session_pricing' });
+  if (!row) throw new Error('the session pricing read returned no row');
+  return pricingOf(db, row.pricing);
 }
 
 const isHttpUrl = (s: string | null) => s !== null && /^https?:\/\//.test(s);
@@ -260,19 +300,15 @@ const shippingAt = (pricing: PricingSettings, option: ShippingOption): PricingSe
  * used is reported and left out), the shipping option offered once the address is complete, the totals from
  * priceOrder, and everything that keeps it from completion as issues.
  */
-export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: string, now = new Date()): Promise<SessionView> {
+export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: string, now = new Date(), read?: SessionPricing): Promise<SessionView> {
   const stored = asLines(row.lines);
   const fulfillment = asObject<SessionFulfillment>(row.fulfillment) ?? { destinationId: null, address: null, optionId: null };
   const country = fulfillment.address?.country?.trim();
   // Options are quoted once the destination's country is known (the full address is needed only to complete), so
-  // the rates are read only then: a session without one costs no round trip for them.
+  // the rates are read only then.
   const quoted = Boolean(country) && stored.length > 0;
-  const [{ settings, variants }, codes, rates] = await Promise.all([
-    settingsAndVariants(db, stored.map((l) => l.variantId)),
-    row.discountCodes.length === 0 ? Promise.resolve([]) : db.discountCode.findMany({ where: { code: { in: row.discountCodes } } }),
-    quoted ? db.shippingRate.findMany() : Promise.resolve([]),
-  ]);
-  const byId = new Map(variants.map((v) => [v.id, v]));
+  const { settings, variants, rates, codes } = read ?? await readPricing(db, stored.map((l) => l.variantId), row.discountCodes, quoted);
+  const byId = new Map(variants.map((v) => [v.variantId, v]));
   const issues: SessionIssue[] = [];
   const lines: SessionLineView[] = stored.map((l, i) => {
     const v = byId.get(l.variantId);
@@ -365,19 +401,29 @@ function contactOf(buyer: SessionBuyer, address: SessionAddress): Contact {
 }
 
 /**
- * Completes a ready session: the order is placed by placeOrder, the same one statement checkout.create_order uses
- * (stock taken never below zero, the codes counted, the order priced by priceOrder), from a cart of the session's
- * lines made in the same transaction; the session records the order in that statement too. The caller has taken
- * the payment decision before (a declined payment must change nothing). 422 checkout_session_incomplete names
- * what is missing; out_of_stock and discount_unavailable come from placeOrder unchanged.
- */
-/**
  * A protocol's order is paid through the protocol's payment handler, not by the shop's provider; its buyer's
  * confirmation follows that payment (changeOrderStatus to paid), so the checkout writes none.
  */
 const PROTOCOL_CHECKOUT: CheckoutSetup = { payments: manualPaymentProvider, email: undefined };
 
+/** The order's lines of a session: one per variant (a variant named on two lines is ordered once, both quantities), in product-id order. */
+function orderLines(lines: readonly SessionLine[], variants: readonly SessionVariant[]): OrderLine[] {
+  const quantities = new Map<string, bigint>();
+  for (const l of lines) quantities.set(l.variantId, (quantities.get(l.variantId) ?? 0n) + BigInt(l.quantity));
+  return variants
+    .filter((v) => quantities.has(v.variantId))
+    .map(({ image: _image, ...v }) => ({ ...v, quantity: quantities.get(v.variantId) ?? 0n }))
+    .sort((a, b) => (a.productId === b.productId ? (a.variantId < b.variantId ? -1 : 1) : a.productId < b.productId ? -1 : 1));
+}
+
 /**
+ * Completes a ready session: the session is locked and priced in one statement, and the order placed by
+ * placeOrderOf, the same decision and final statement as checkout.create_order (stock taken never below zero, the
+ * codes counted, the order priced by priceOrder), from the session's lines; the session records the order in that
+ * statement, which fails (and the write runs again) unless every line and code it read was taken. The caller has
+ * taken the payment decision before (a declined payment must change nothing). 422 checkout_session_incomplete names
+ * what is missing; out_of_stock and discount_unavailable come from placeOrderOf unchanged.
+ *
  * `payments` says what the order records of a payment the protocol already took (ACP: the Stripe PaymentIntent of
  * the agent's SharedPaymentToken); left out, the order records none. `email`, given when the buyer completes on the
  * storefront, sends the order's confirmation at once (with how to pay), as a storefront checkout does.
@@ -386,28 +432,45 @@ export async function completeSession(
   tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date(), payments: PaymentProvider = manualPaymentProvider,
   email: CheckoutSetup['email'] = PROTOCOL_CHECKOUT.email,
 ) {
-  const cartId = newId();
-  const before = await lockChangeable(tx, owner, id, protocol, now, cartId);
-  const view = await viewSession(tx, before, baseUrl, now);
+  const { row: before, pricing } = await lockForCompletion(tx, owner, id, protocol, now);
+  const view = await viewSession(tx, before, baseUrl, now, pricing);
   const problem = notReady(view);
   if (problem) throw problem;
   const channel: OrderChannel = protocol;
   const buyer: Buyer = { keyId: owner.keyId, agentName: owner.agentName, channel, sessionId: id };
   const option = view.fulfillment.options.find((o) => o.id === view.fulfillment.optionId);
-  const placed = await placeOrder(tx, buyer, cartId, contactOf(view.buyer ?? {}, view.fulfillment.address ?? {}), view.discounts.applied.map((a) => a.code), {
-    payments, email, shippingDkk: option?.amount,
-  });
   // The order keeps what the buyer chose to ship with, as it was titled then (the order's delivery description).
   const kept: SessionFulfillment = { destinationId: view.fulfillment.destinationId, address: view.fulfillment.address, optionId: view.fulfillment.optionId, ...(option ? { optionTitle: option.title } : {}) };
-  // placeOrder's statement is the write's last; the session's completion joins it (deferWrite), so it commits with the order.
-  await deferWrite(tx, {
-    name: 'complete_session',
-    ctes: Prisma.sql`completed_session AS (UPDATE "CheckoutSession" SET status = 'completed', "orderId" = ${placed.order.id}, fulfillment = ${JSON.stringify(kept)}::jsonb, "updatedAt" = ${now} WHERE id = ${id})`,
-  });
+  const codes = view.discounts.applied.map((a) => a.code);
+  const placed = await placeOrderOf(
+    tx, buyer, { terms: { currency: pricing.settings.currency, pricing: pricingSettings(pricing.settings) }, lines: orderLines(asLines(before.lines), pricing.variants), discounts: pricing.codes },
+    codes, contactOf(view.buyer ?? {}, view.fulfillment.address ?? {}), { payments, email, shippingDkk: option?.amount }, now,
+    {
+      name: 'place_session_order',
+      lines: Prisma.sql`SELECT "productId", "variantId", quantity FROM expected`,
+      close: (orderId, _codes, holds) => Prisma.sql`completed_session AS (
+        UPDATE "CheckoutSession" SET status = 'completed', "orderId" = ${orderId}, fulfillment = ${JSON.stringify(kept)}::jsonb, "updatedAt" = ${now}
+        WHERE id = ${id} AND agent_api_expect(${holds}, 'the checkout session''s products or discount codes'))`,
+    },
+  );
   const after: CheckoutSession = { ...before, status: 'completed', orderId: placed.order.id, fulfillment: plainJson(kept), updatedAt: now };
   // The view as the session will read once this commits (nothing may be read after the deferred write).
   const completed: SessionView = { ...view, status: 'completed', issues: [], orderId: placed.order.id };
-  return { before, after, placed, cartId, view: completed };
+  return { before, after, placed, view: completed };
+}
+
+/**
+ * The audit entry of the order a completion placed: the order as placed, with the session it came from, the stock it
+ * took and `payment` (what paid it, as the protocol names it).
+ */
+export function completedOrderEntry(sessionId: string, placed: Awaited<ReturnType<typeof completeSession>>['placed'], payment?: Record<string, string>) {
+  return {
+    entityType: 'order', entityId: placed.order.id, before: null, after: placed.orderSnapshot,
+    meta: {
+      checkoutSessionId: sessionId, stockTaken: placed.taken.map((t) => ({ productId: t.productId, variantId: t.variantId, quantity: t.quantity })),
+      ...(payment ? { payment } : {}),
+    },
+  };
 }
 
 /**

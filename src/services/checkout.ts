@@ -7,14 +7,14 @@ import { paymentProviderNamed, type PaymentProvider } from '../domain/payment.ts
 import { priceOrder } from '../domain/pricing.ts';
 import { AppError } from '../errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
-import { cartSnapshot, lineAvailable, lineOptions, lockCartForCheckout, type CartLine } from './carts.ts';
+import { cartSnapshot, lineAvailable, lineOptions, lockCartForCheckout, type CheckoutDiscount, type OrderLine, type ShopTerms } from './carts.ts';
 import { discountTerms, normalizeCode, usableNow } from './discounts.ts';
 
 /** A line as a buyer names it: the product's slug, and the variant's option values when it has any. */
-const lineName = (line: CartLine) => `"${line.slug}"${line.optionValues.length === 0 ? '' : ` (${line.optionValues.join(' / ')})`}`;
+const lineName = (line: OrderLine) => `"${line.slug}"${line.optionValues.length === 0 ? '' : ` (${line.optionValues.join(' / ')})`}`;
 
 /** Why the first line (in product-id order) that cannot be taken is short, as the checkout read it. */
-function outOfStock(line: CartLine): AppError {
+function outOfStock(line: OrderLine): AppError {
   return new AppError(
     'out_of_stock',
     line.deletedAt === null
@@ -71,15 +71,45 @@ export type Buyer = { keyId: string; agentName: string | null; channel: OrderCha
 export async function placeOrder(
   tx: Tx, buyer: Buyer, cartId: string, contact: Contact, discountCode: string | readonly string[] | undefined, setup: CheckoutSetup,
 ) {
-  const { payments: paymentProvider, email } = setup;
   // Several codes (a checkout session's) apply one after another, in the order given; each is counted once.
   const codes = [...new Set((discountCode === undefined ? [] : typeof discountCode === 'string' ? [discountCode] : discountCode).map(normalizeCode))];
-  const { cart, terms, lines, discounts: discountRows } = await lockCartForCheckout(tx, buyer.keyId, cartId, codes);
-  const now = new Date();
+  const { cart, terms, lines, discounts } = await lockCartForCheckout(tx, buyer.keyId, cartId, codes);
   if (lines.length === 0) throw new AppError('empty_cart', `Cart "${cartId}" is empty.`);
+  const now = new Date();
+  const placed = await placeOrderOf(tx, buyer, { terms, lines, discounts }, codes, contact, setup, now, {
+    name: 'place_order',
+    lines: Prisma.sql`SELECT "productId", "variantId", quantity FROM "CartItem" WHERE "cartId" = ${cartId}`,
+    close: (orderId, discountCodes, holds) => Prisma.sql`closed_cart AS (
+           UPDATE "Cart" SET status = 'checked_out', "orderId" = ${orderId}, email = ${contact.email}, "discountCode" = ${discountCodes}, "updatedAt" = ${now}
+           WHERE id = ${cartId} AND agent_api_expect(${holds}, 'the cart, its products or the discount code'))`,
+  });
+  const cartAfter = { ...cart, status: 'checked_out' as const, orderId: placed.order.id, email: contact.email, discountCode: placed.discountCode, updatedAt: now };
+  return { ...placed, cartBefore: cartSnapshot(cart, lines), cartAfter: cartSnapshot(cartAfter, lines) };
+}
+
+/** What a checkout read before placing its order: the shop's terms, the lines with their variants (in product-id order), the codes' rows. */
+export type CheckoutRead = { terms: ShopTerms; lines: readonly OrderLine[]; discounts: readonly CheckoutDiscount[] };
+
+/**
+ * Where an order's lines come from and what it closes, in the final statement: `lines` selects the lines as they are
+ * now (productId, variantId, quantity), `close` is the CTE that closes the cart or the session, which holds only
+ * while `holds` (everything read still holds). `name` names the statement (one fixed SQL text per name).
+ */
+export type OrderSource = { name: string; lines: Prisma.Sql; close: (orderId: string, discountCodes: string | null, holds: Prisma.Sql) => Prisma.Sql };
+
+/**
+ * placeOrder's decision and final statement for lines already read and checked for what they are: a cart's
+ * (placeOrder) or a checkout session's (src/services/checkout-sessions.ts). `codes` are the normalized codes to
+ * apply, each of which must be usable now (422 discount_unavailable otherwise).
+ */
+export async function placeOrderOf(
+  tx: Tx, buyer: Buyer, read: CheckoutRead, codes: readonly string[], contact: Contact, setup: CheckoutSetup, now: Date, source: OrderSource,
+) {
+  const { payments: paymentProvider, email } = setup;
+  const { terms, lines } = read;
   const short = lines.find((l) => !lineAvailable(l));
   if (short) throw outOfStock(short);
-  const discounts = codes.map((code) => usableNow(discountRows.find((r) => r.code === code) ?? null, code, now));
+  const discounts = codes.map((code) => usableNow(read.discounts.find((r) => r.code === code) ?? null, code, now));
 
   const money = priceOrder(
     lines.map((l) => ({ unitPriceDkk: Number(l.priceDkk), quantity: Number(l.quantity) })),
@@ -142,14 +172,16 @@ export async function placeOrder(
     id: newId(), orderId, productId: l.productId, productName: l.name, unitPriceDkk: l.priceDkk, quantity: l.quantity,
     variantId: l.variantId, variantSku: l.sku, variantAttributes: lineOptions(l),
   }));
-  await deferWrite(tx, { name: 'place_order', prepared: codes.length === 0, ctes: Prisma.sql`
+  const holds = Prisma.sql`(SELECT count(*) FROM lines) = ${lines.length} AND (SELECT count(*) FROM taken) = ${lines.length}${
+    discounts.length === 0 ? Prisma.empty : Prisma.sql` AND (SELECT count(*) FROM discount) = ${discounts.length}`}`;
+  await deferWrite(tx, { name: source.name, prepared: codes.length === 0, ctes: Prisma.sql`
          expected AS (
            SELECT * FROM unnest(${items.map((i) => i.id)}::text[], ${lines.map((l) => l.productId)}::text[], ${lines.map((l) => l.variantId)}::text[],
                                 ${lines.map((l) => l.quantity.toString())}::bigint[], ${lines.map((l) => l.priceDkk.toString())}::bigint[],
                                 ${lines.map((l) => l.name)}::text[], ${lines.map((l) => l.slug)}::text[], ${lines.map((l) => l.sku)}::text[],
                                 ${items.map((i) => JSON.stringify(i.variantAttributes))}::jsonb[])
              AS e("itemId", "productId", "variantId", quantity, "priceDkk", name, slug, sku, attributes)),
-         lines AS (SELECT "productId", "variantId", quantity FROM "CartItem" WHERE "cartId" = ${cartId}),
+         lines AS (${source.lines}),
          locked AS (SELECT id FROM "Product" WHERE id IN (SELECT "productId" FROM lines) ORDER BY id FOR NO KEY UPDATE),
          taken AS (
            UPDATE "ProductVariant" v SET stock = CASE WHEN v."trackStock" THEN v.stock - e.quantity ELSE v.stock END, "updatedAt" = ${now}
@@ -179,15 +211,9 @@ export async function placeOrder(
          placed_lines AS (
            INSERT INTO "OrderItem" (id, "orderId", "productId", "productName", "unitPriceDkk", quantity, "variantId", "variantSku", "variantAttributes")
            SELECT "itemId", ${orderId}, "productId", name, "priceDkk", quantity, "variantId", sku, attributes FROM expected),
-         closed_cart AS (
-           UPDATE "Cart" SET status = 'checked_out', "orderId" = ${orderId}, email = ${contact.email}, "discountCode" = ${order.discountCode},
-                             "updatedAt" = ${now}
-           WHERE id = ${cartId}
-             AND agent_api_expect((SELECT count(*) FROM lines) = ${lines.length} AND (SELECT count(*) FROM taken) = ${lines.length}${
-               discounts.length === 0 ? Prisma.empty : Prisma.sql` AND (SELECT count(*) FROM discount) = ${discounts.length}`}, 'the cart, its products or the discount code'))` });
+         ${source.close(orderId, order.discountCode, holds)}` });
   await enqueueCheckoutConfirmation(tx, email, paymentProvider.name, orderId);
 
-  const cartAfter = { ...cart, status: 'checked_out' as const, orderId, email: contact.email, discountCode: order.discountCode, updatedAt: now };
   return {
     order,
     money,
@@ -199,7 +225,5 @@ export async function placeOrder(
     payment: { provider: paymentProvider.name, instructions: payment.instructions },
     // What orders.get returns for it; items in id order (their ids were drawn in this order).
     orderSnapshot: plainJson({ ...order, items }),
-    cartBefore: cartSnapshot(cart, lines),
-    cartAfter: cartSnapshot(cartAfter, lines),
   };
 }

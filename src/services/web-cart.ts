@@ -5,7 +5,7 @@ import type { Cart } from '../generated/prisma/client.ts';
 import { recordWrite, type AuditRow } from '../registry/idempotency.ts';
 import { addCartLine, cartLines, cartSnapshot, cartView, lockOpenCart, setCartLine, type CartLine } from './carts.ts';
 import { placeOrder, type CheckoutSetup, type Contact } from './checkout.ts';
-import { completeSession, notPayableByBuyer, sessionSnapshot, viewSession, type SessionView } from './checkout-sessions.ts';
+import { completedOrderEntry, completeSession, notPayableByBuyer, sessionSnapshot, viewSession, type SessionView } from './checkout-sessions.ts';
 import { normalizeCode, usableDiscount } from './discounts.ts';
 
 // The storefront's cart and checkout (docs/storefront.md, "Buying on the storefront"): the same cart, pricing, stock
@@ -158,16 +158,12 @@ export function completeProtocolSession(db: Db, who: WebWrite, sessionId: string
     if (!session || session.protocol !== 'ucp') throw new AppError('not_found', `No checkout session with id "${sessionId}".`);
     const key = await tx.apiKey.findUnique({ where: { id: session.apiKeyId }, select: { name: true } });
     const owner = { keyId: session.apiKeyId, agentName: key?.name ?? null };
-    const { before, after, placed, cartId, view } = await completeSession(tx, owner, sessionId, 'ucp', base, new Date(), setup.payments, setup.email);
+    const { before, after, placed, view } = await completeSession(tx, owner, sessionId, 'ucp', base, new Date(), setup.payments, setup.email);
     // Thrown after the completion's statements were queued: the transaction then ends without them, changing nothing.
     const unpayable = notPayableByBuyer(view);
     if (unpayable) throw unpayable;
     if (view.totals.total !== expectedTotal) throw new PriceChanged(`the order totals ${view.totals.total}, the page showed ${expectedTotal}`);
-    audit({
-      entityType: 'order', entityId: placed.order.id, before: null, after: placed.orderSnapshot,
-      meta: { checkoutSessionId: sessionId, cartId, stockTaken: placed.taken.map((t) => ({ productId: t.productId, variantId: t.variantId, quantity: t.quantity })) },
-    });
-    audit({ entityType: 'cart', entityId: cartId, before: placed.cartBefore, after: placed.cartAfter });
+    audit(completedOrderEntry(sessionId, placed));
     audit({ entityType: 'checkout_session', entityId: sessionId, before: sessionSnapshot(before), after: sessionSnapshot(after), meta: { orderId: placed.order.id } });
     return placed;
   });

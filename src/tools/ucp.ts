@@ -11,7 +11,7 @@ import { defineTool, type ReadContext, type Tool, type WriteContext } from '../r
 import { describeIssues } from '../registry/invoke-tool.ts';
 import { problemOfIssues } from '../schemas/domain-issue.ts';
 import {
-  cancelSession, completeSession, createSession, escalateSession, findSession, sessionFulfillment, sessionSnapshot, updateSession, viewSession, type SessionOwner,
+  cancelSession, completedOrderEntry, completeSession, escalateSession, findSession, insertSession, newSession, sessionFulfillment, sessionSnapshot, updateSession, viewSession, type SessionOwner,
 } from '../services/checkout-sessions.ts';
 import { loadOrder } from '../services/orders.ts';
 import { ensurePlatformEndpoint } from '../services/platform-webhooks.ts';
@@ -79,9 +79,12 @@ export const ucpTools: readonly Tool[] = [
     async handler({ meta, checkout: body }, ctx) {
       const checkout = parsed(CheckoutRequest, body);
       const facts = await platform(ctx, meta);
-      const row = await createSession(ctx.db, ownerOf(ctx), 'ucp', { ...changesOf(checkout, null), platform: facts });
+      const row = newSession(ownerOf(ctx), 'ucp', { ...changesOf(checkout, null), platform: facts });
+      const answer = await rendered(ctx, row);
+      // Stored in the write's final statement, so after everything the answer read.
+      await insertSession(ctx.db, row);
       audited(ctx, null, row);
-      return rendered(ctx, row);
+      return answer;
     },
   }),
   defineTool({
@@ -121,8 +124,8 @@ export const ucpTools: readonly Tool[] = [
     description: 'UCP: pays with the given instrument and places the order; without a fitting payment handler the checkout needs escalation (continue_url).',
     scope: 'checkout:agent',
     kind: 'write',
-    errors: [...SESSION_ERRORS, 'checkout_session_incomplete', 'out_of_stock', 'payment_declined', 'payment_rejected', 'empty_cart', 'cart_closed', 'conflict', 'upstream_error'],
-    audit: { appendOnly: ['checkout_session', 'order', 'cart'] },
+    errors: [...SESSION_ERRORS, 'checkout_session_incomplete', 'out_of_stock', 'payment_declined', 'payment_rejected', 'conflict', 'upstream_error'],
+    audit: { appendOnly: ['checkout_session', 'order'] },
     input: z.strictObject({ meta: Meta, id: Id, checkout: UcpObject }),
     output: UcpObject,
     async handler({ meta, id, checkout: body }, ctx) {
@@ -135,19 +138,12 @@ export const ucpTools: readonly Tool[] = [
         audited(ctx, before, after, { escalated: payment.reason });
         return rendered(ctx, after);
       }
-      const { before, after, placed, cartId, view } = await completeSession(ctx.db, owner, id, 'ucp', base, new Date(), payment.provider);
+      const { before, after, placed, view } = await completeSession(ctx.db, owner, id, 'ucp', base, new Date(), payment.provider);
       // What was charged is what the order costs; a price that changed in between fails the completion (refunded).
       if (payment.charged && payment.charged.amount !== view.totals.total) {
         throw new AppError('conflict', `The total changed to ${view.totals.total} while the payment of ${payment.charged.amount} was taken; it is refunded. Complete again.`);
       }
-      ctx.audit({
-        entityType: 'order', entityId: placed.order.id, before: null, after: placed.orderSnapshot,
-        meta: {
-          checkoutSessionId: id, cartId, stockTaken: placed.taken.map((t) => ({ productId: t.productId, variantId: t.variantId, quantity: t.quantity })),
-          payment: { handler: payment.handler, reference: payment.reference },
-        },
-      });
-      ctx.audit({ entityType: 'cart', entityId: cartId, before: placed.cartBefore, after: placed.cartAfter });
+      ctx.audit(completedOrderEntry(id, placed, { handler: payment.handler, reference: payment.reference }));
       audited(ctx, before, after, { orderId: placed.order.id });
       // The order's statement is still to run (it joins the write's last statement): rendered from what it will hold.
       const completed = checkoutOf(view, { handlers: paymentHandlers(ctx.config), orderUrl: (o) => orderUrlOf(base, o), continueUrl: '' });

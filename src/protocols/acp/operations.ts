@@ -9,7 +9,7 @@ import { AppError } from '../../errors.ts';
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
 import { defineTool, type ReadContext, type Tool, type WriteContext } from '../../registry/define-tool.ts';
 import {
-  cancelSession, completeSession, createSession, findSession, sessionSnapshot, updateSession, viewSession, type SessionOwner,
+  cancelSession, completedOrderEntry, completeSession, findSession, insertSession, newSession, sessionSnapshot, updateSession, viewSession, type SessionOwner,
 } from '../../services/checkout-sessions.ts';
 import { markTokenOrderPaid, paidByToken } from '../../services/agent-payments.ts';
 import { changesOf, CompleteRequest, CreateRequest, sessionOf, stripeHandler, UpdateRequest, type Handler } from './wire.ts';
@@ -75,9 +75,12 @@ export const acpOperations = {
     output: Output,
     async handler({ body }, ctx) {
       const request = CreateRequest.parse(body);
-      const row = await createSession(ctx.db, ownerOf(ctx), 'acp', changesOf(request, null));
+      const row = newSession(ownerOf(ctx), 'acp', changesOf(request, null));
+      const answer = await rendered(ctx, row);
+      // Stored in the write's final statement, so after everything the answer read.
+      await insertSession(ctx.db, row);
       audited(ctx, null, row);
-      return rendered(ctx, row);
+      return answer;
     },
   }),
   get: defineTool({
@@ -127,9 +130,9 @@ export const acpOperations = {
  * Idempotency-Key fingerprint is the platform's body alone.
  */
 export const completeOperation = (db: Db, payment: { intentId: string; amount: number } | null): Tool => defineTool({
-    ...write('acp.complete_checkout_session', 'Complete an ACP checkout session', 'ACP: places the order the agent’s payment (a Stripe PaymentIntent, charged before) paid for.', ['checkout_session', 'order', 'cart']),
+    ...write('acp.complete_checkout_session', 'Complete an ACP checkout session', 'ACP: places the order the agent’s payment (a Stripe PaymentIntent, charged before) paid for.', ['checkout_session', 'order']),
     kind: 'write',
-    errors: [...SESSION_ERRORS, 'checkout_session_incomplete', 'out_of_stock', 'empty_cart', 'cart_closed', 'conflict'],
+    errors: [...SESSION_ERRORS, 'checkout_session_incomplete', 'out_of_stock', 'conflict'],
     input: z.strictObject({ id: Id, body: Body }),
     output: Output,
     async handler({ id, body }, ctx) {
@@ -142,16 +145,12 @@ export const completeOperation = (db: Db, payment: { intentId: string; amount: n
         audited(ctx, before, after);
       }
       const base = publicBase(ctx.config);
-      const { before, after, placed, cartId, view } = await completeSession(ctx.db, owner, id, 'acp', base, new Date(), paidByToken(payment.intentId));
+      const { before, after, placed, view } = await completeSession(ctx.db, owner, id, 'acp', base, new Date(), paidByToken(payment.intentId));
       // What was charged is what the order costs; a price that changed in between fails the completion (refunded).
       if (view.totals.total !== payment.amount) {
         throw new AppError('conflict', `The total changed to ${view.totals.total} while the payment of ${payment.amount} was taken; it is refunded. Complete again.`);
       }
-      ctx.audit({
-        entityType: 'order', entityId: placed.order.id, before: null, after: placed.orderSnapshot,
-        meta: { checkoutSessionId: id, cartId, stockTaken: placed.taken.map((t) => ({ productId: t.productId, variantId: t.variantId, quantity: t.quantity })), payment: { stripePaymentIntentId: payment.intentId } },
-      });
-      ctx.audit({ entityType: 'cart', entityId: cartId, before: placed.cartBefore, after: placed.cartAfter });
+      ctx.audit(completedOrderEntry(id, placed, { stripePaymentIntentId: payment.intentId }));
       audited(ctx, before, after, { orderId: placed.order.id });
       return sessionOf(view, { handlers: handlersOf(ctx.config), order: { id: placed.order.id, permalinkUrl: permalinkOf(base, id), status: orderStatusOf('pending_payment') } });
     },
