@@ -47,9 +47,13 @@ beforeEach(async () => {
  * lastUsedAt, cached and throttled per key: not part of the write).
  */
 async function statementsOf(name: string, body: unknown, headers: Record<string, string> = {}, app = t, appKey = key) {
+  return statementsOfRequest(async () => okResult(await app.call(name, body, appKey, { headers })));
+}
+
+async function statementsOfRequest(send: () => Promise<unknown>) {
   sent = [];
   try {
-    okResult(await app.call(name, body, appKey, { headers }));
+    await send();
     const statements = sent.filter(({ sql }) => !sql.includes('"ApiKey"'));
     return { statements: statements.length, roundTrips: statements.filter((s) => !s.pipelined).length };
   } finally {
@@ -85,6 +89,37 @@ describe('statements and round trips per write (BEGIN and COMMIT included)', () 
   it('checkout without a key: 4 statements in 2 round trips', async () => {
     await makeProduct(t.db, { slug: 'solo' });
     expectAtMost(await statementsOf('checkout.create_order', { cartId: await cartOf('solo'), ...CONTACT }), 4, 2);
+  });
+
+  // A checkout session of a protocol is two writes where checkout.create_order is one: each must cost no more than
+  // the checkout does (docs/performance.md, "UCP sessions"). The platform's profile is not reachable here, so the
+  // session has no webhook endpoint to ensure.
+  it('a UCP checkout session: create and complete, each 6 statements in 3 round trips, as a checkout', async () => {
+    const product = await makeProduct(t.db, { slug: 'session-goods' });
+    const variant = await t.db.productVariant.findFirstOrThrow({ where: { productId: product.id } });
+    const platformKey = await t.key(['checkout:agent']);
+    const ucp = (url: string, body: Record<string, unknown>, idempotencyKey: string) => async () => {
+      const res = await t.app.inject({
+        method: 'POST', url, payload: body,
+        headers: { authorization: `Bearer ${platformKey}`, 'ucp-agent': 'profile="http://127.0.0.1:9/platform.json"', 'idempotency-key': idempotencyKey },
+      });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+      return res.json() as { id: string };
+    };
+    const checkout = {
+      line_items: [{ item: { id: variant.id }, quantity: 1 }],
+      buyer: { email: 'buyer@example.com' },
+      fulfillment: { methods: [{ type: 'shipping', selected_destination_id: 'd', destinations: [{ id: 'd', street_address: 'Vej 1', address_locality: 'By', postal_code: '1000', address_country: 'DK' }], groups: [{ selected_option_id: 'standard' }] }] },
+    };
+    // The first session also makes the settings row and the signing secret of continue_url, once per database.
+    await ucp('/ucp/checkout-sessions', checkout, 's-0')();
+    const create = await statementsOfRequest(ucp('/ucp/checkout-sessions', checkout, 's-1'));
+    const { id } = await t.db.checkoutSession.findFirstOrThrow({ orderBy: { createdAt: 'desc' } });
+    const payment = { payment: { instruments: [{ id: 'i', handler_id: 'mock_payment_handler', type: 'card', selected: true, credential: { type: 'token', token: 'success_token' } }] } };
+    const complete = await statementsOfRequest(ucp(`/ucp/checkout-sessions/${id}/complete`, payment, 's-2'));
+    expectAtMost(create, 6, 3);
+    expectAtMost(complete, 6, 3);
+    expect(await t.db.checkoutSession.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'completed', orderId: expect.any(String) });
   });
 
   it('cart.add_item: 5 statements in 3 round trips', async () => {
