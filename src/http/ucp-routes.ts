@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyError } from
 import type { Config } from '../config.ts';
 import { inTransaction } from '../db/client.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
-import { AppError, toProblem } from '../errors.ts';
+import { AppError, toProblem, type ProblemCode } from '../errors.ts';
 import { eventsOf } from '../events/outbox.ts';
 import { paymentHandlers } from '../protocols/ucp/payment.ts';
 import { profileOfHeader, platformOf } from '../protocols/ucp/platform.ts';
@@ -53,13 +53,24 @@ export async function businessProfile(deps: InvokeDeps, base: string) {
   };
 }
 
-/** What an idempotency conflict is in UCP's words: the same key with another request is a 409. */
+/**
+ * The REST binding's status for a problem where it differs from the service's own: an idempotency key reused with
+ * another request is a 409; a checkout's content that cannot be served (a line the shop cannot sell, a completion of
+ * what is not ready) is a 400, as the binding's status table has it (its 422 is a platform profile it cannot use).
+ */
+const UCP_STATUS: Partial<Record<ProblemCode, number>> = { idempotency_key_reused: 409, out_of_stock: 400, checkout_session_incomplete: 400 };
+
+/**
+ * UCP's error response, with the problem's detail repeated as `detail`: the conformance suite reads errors in the
+ * shape of its reference server's framework (docs/agentic-checkout.md, reading 16).
+ */
 function ucpError(err: unknown, instance: string) {
   const fastify = err instanceof Error && 'code' in err ? fromFastifyError(err as FastifyError) : null;
   const problem = toProblem(fastify ?? err, instance);
   const reused = problem.code === 'idempotency_key_reused';
-  const severity = problem.status === 422 && problem.code === 'checkout_session_incomplete' ? 'requires_buyer_input' : problem.status >= 500 || problem.status === 429 ? 'recoverable' : 'unrecoverable';
-  return { status: reused ? 409 : problem.status, body: errorOf(reused ? 'idempotency_conflict' : problem.code, problem.detail, severity), headers: err instanceof AppError ? err.headers : undefined };
+  const severity = problem.code === 'checkout_session_incomplete' ? 'requires_buyer_input' : problem.status >= 500 || problem.status === 429 ? 'recoverable' : 'unrecoverable';
+  const body = { ...errorOf(reused ? 'idempotency_conflict' : problem.code, problem.detail, severity), detail: problem.detail };
+  return { status: UCP_STATUS[problem.code] ?? problem.status, body, headers: err instanceof AppError ? err.headers : undefined };
 }
 
 function idempotencyKey(req: FastifyRequest): string {

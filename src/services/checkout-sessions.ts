@@ -174,7 +174,9 @@ export function notReady(view: SessionView, supplied: (issue: SessionIssue) => b
   if (blocking.length === 0) return null;
   const stock = blocking.find((i) => i.code === 'out_of_stock' || i.code === 'item_unavailable');
   if (stock) return new AppError('out_of_stock', stock.content);
-  return new AppError('checkout_session_incomplete', blocking.map((i) => `${i.path}: ${i.content}`).join(' '));
+  // One sentence first for what platforms most often leave out (UCP's reference merchant words it so), then each gap.
+  const fulfillment = blocking.some((i) => i.path.startsWith('fulfillment.')) ? 'Fulfillment address and option must be selected. ' : '';
+  return new AppError('checkout_session_incomplete', fulfillment + blocking.map((i) => `${i.path}: ${i.content}`).join(' '));
 }
 
 /**

@@ -11,7 +11,7 @@ import { defineTool, type ReadContext, type Tool, type WriteContext } from '../r
 import { describeIssues } from '../registry/invoke-tool.ts';
 import { problemOfIssues } from '../schemas/domain-issue.ts';
 import {
-  cancelSession, completeSession, createSession, escalateSession, findSession, sessionFulfillment, sessionSnapshot, updateSession, viewSession, type SessionOwner,
+  cancelSession, completeSession, createSession, escalateSession, findSession, sessionFulfillment, sessionSnapshot, updateSession, viewSession, type SessionOwner, type SessionView,
 } from '../services/checkout-sessions.ts';
 import { loadOrder } from '../services/orders.ts';
 import { ensurePlatformEndpoint } from '../services/platform-webhooks.ts';
@@ -48,9 +48,26 @@ function ownerOf(ctx: Pick<ReadContext, 'principal'>): SessionOwner {
   return { keyId: ctx.principal.keyId, agentName: ctx.principal.name };
 }
 
-async function rendered(ctx: ReadContext | WriteContext, row: CheckoutSession) {
+/**
+ * A create or update naming an item the shop does not sell, or more units than it has, is refused (400, nothing
+ * changes): the conformance suite expects it so (docs/agentic-checkout.md, reading 16). A line that runs out later
+ * stays a message of the checkout, and its completion is refused.
+ */
+function refuseUnsellable(view: SessionView): void {
+  for (const issue of view.issues) {
+    const line = /^lines\[(\d+)\]$/.exec(issue.path);
+    if (!line || issue.type !== 'error') continue;
+    const at = `(line_items[${line[1]}])`;
+    if (issue.code === 'out_of_stock') throw new AppError('out_of_stock', `Insufficient stock: ${issue.content} ${at}`);
+    const item = view.lines[Number(line[1])];
+    throw new AppError('invalid_request', item && item.title === item.variantId ? `Item "${item.variantId}" not found ${at}.` : `${issue.content} ${at}`);
+  }
+}
+
+async function rendered(ctx: ReadContext | WriteContext, row: CheckoutSession, refuse = false) {
   const base = publicBase(ctx.config);
   const view = await viewSession(ctx.db, row, base);
+  if (refuse) refuseUnsellable(view);
   return checkoutOf(view, { handlers: paymentHandlers(ctx.config), orderUrl: (id) => orderUrlOf(base, id), continueUrl: await continueUrlOf(ctx, base, view) });
 }
 
@@ -64,6 +81,8 @@ const audited = (ctx: WriteContext, before: CheckoutSession | null, after: Check
   ctx.audit({ entityType: 'checkout_session', entityId: after.id, before: before && sessionSnapshot(before), after: sessionSnapshot(after), ...(meta ? { meta } : {}) });
 
 const SESSION_ERRORS = ['not_found', 'checkout_session_closed', 'unsupported_version', 'discount_unavailable', 'value_out_of_range'] as const;
+/** A create or update also refuses lines it cannot sell (refuseUnsellable). */
+const LINE_ERRORS = ['out_of_stock'] as const;
 
 export const ucpTools: readonly Tool[] = [
   defineTool({
@@ -72,7 +91,7 @@ export const ucpTools: readonly Tool[] = [
     description: 'UCP: creates a checkout session (line items by variant id, buyer, fulfillment, discount codes).',
     scope: 'checkout:agent',
     kind: 'write',
-    errors: [...SESSION_ERRORS],
+    errors: [...SESSION_ERRORS, ...LINE_ERRORS],
     audit: { appendOnly: ['checkout_session'] },
     input: z.strictObject({ meta: Meta, checkout: UcpObject }),
     output: UcpObject,
@@ -81,7 +100,7 @@ export const ucpTools: readonly Tool[] = [
       const facts = await platform(ctx, meta);
       const row = await createSession(ctx.db, ownerOf(ctx), 'ucp', { ...changesOf(checkout, null), platform: facts });
       audited(ctx, null, row);
-      return rendered(ctx, row);
+      return rendered(ctx, row, true);
     },
   }),
   defineTool({
@@ -101,7 +120,7 @@ export const ucpTools: readonly Tool[] = [
     description: 'UCP: replaces the line items and sets buyer, fulfillment and discount codes when given.',
     scope: 'checkout:agent',
     kind: 'write',
-    errors: [...SESSION_ERRORS],
+    errors: [...SESSION_ERRORS, ...LINE_ERRORS],
     audit: { appendOnly: ['checkout_session'] },
     input: z.strictObject({ meta: Meta, id: Id, checkout: UcpObject }),
     output: UcpObject,
@@ -112,7 +131,7 @@ export const ucpTools: readonly Tool[] = [
       const current = await viewSession(ctx.db, await findSession(ctx.db, owner, id, 'ucp'), publicBase(ctx.config));
       const { before, after } = await updateSession(ctx.db, owner, id, 'ucp', { ...changesOf(checkout, current), platform: facts });
       audited(ctx, before, after);
-      return rendered(ctx, after);
+      return rendered(ctx, after, true);
     },
   }),
   defineTool({

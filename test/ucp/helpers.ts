@@ -67,11 +67,22 @@ export function checkout(res: LightMyRequestResponse, status = 200): Record<stri
   return body;
 }
 
+/**
+ * Asserts the status and that the body is the protocol's error response, plus `detail` (the first message's content
+ * again, for clients reading the conformance suite's error shape; docs/agentic-checkout.md, reading 16).
+ */
 export function ucpError(res: LightMyRequestResponse, status: number, code?: string): UcpError {
   expect(res.statusCode, res.body).toBe(status);
-  const body = res.json();
-  expectValid(body, [ERROR_SCHEMA]);
+  const body = errorBody(res.json());
   if (code) expect(body.messages[0].code).toBe(code);
+  return body;
+}
+
+/** A REST error body as the protocol's error response once its `detail` (the first message's content) is set aside. */
+export function errorBody(json: unknown): UcpError {
+  const { detail, ...body } = json as UcpError & { detail?: unknown };
+  expectValid(body, [ERROR_SCHEMA]);
+  expect(detail).toBe(body.messages[0].content);
   return body;
 }
 
