@@ -64,14 +64,22 @@ const UCP_STATUS: Partial<Record<ProblemCode, number>> = { idempotency_key_reuse
  * UCP's error response, with the problem's detail repeated as `detail`: the conformance suite reads errors in the
  * shape of its reference server's framework (docs/agentic-checkout.md, reading 16).
  */
-function ucpError(err: unknown, instance: string) {
+function ucpError(err: unknown, instance: string, statuses: Partial<Record<ProblemCode, number>> = UCP_STATUS) {
   const fastify = err instanceof Error && 'code' in err ? fromFastifyError(err as FastifyError) : null;
   const problem = toProblem(fastify ?? err, instance);
   const reused = problem.code === 'idempotency_key_reused';
   const severity = problem.code === 'checkout_session_incomplete' ? 'requires_buyer_input' : problem.status >= 500 || problem.status === 429 ? 'recoverable' : 'unrecoverable';
   const body = { ...errorOf(reused ? 'idempotency_conflict' : problem.code, problem.detail, severity), detail: problem.detail };
-  return { status: UCP_STATUS[problem.code] ?? problem.status, body, headers: err instanceof AppError ? err.headers : undefined };
+  return { status: statuses[problem.code] ?? problem.status, body, headers: err instanceof AppError ? err.headers : undefined };
 }
+
+const ORDER_PATH = `${UCP_PREFIX}/orders/:id`;
+/**
+ * An order update (not in the REST binding, which only reads orders; reading 17) whose body breaks the order schema
+ * is 422, as the conformance suite expects of it: the order entity cannot take it.
+ */
+const ORDER_UPDATE_STATUS: Partial<Record<ProblemCode, number>> = { ...UCP_STATUS, invalid_request: 422 };
+const statusesOf = (req: FastifyRequest) => (req.method === 'PUT' && req.routeOptions.url === ORDER_PATH ? ORDER_UPDATE_STATUS : UCP_STATUS);
 
 function idempotencyKey(req: FastifyRequest): string {
   if (countHeader(req, 'idempotency-key') > 1) throw new AppError('invalid_idempotency_key', 'Send exactly one Idempotency-Key header.');
@@ -125,7 +133,7 @@ export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): voi
 
   app.register(async (scope) => {
     scope.setErrorHandler((err, req, reply) => {
-      const { status, body, headers } = ucpError(err, problemInstance(req));
+      const { status, body, headers } = ucpError(err, problemInstance(req), statusesOf(req));
       if (status >= 500) req.log.error({ err }, 'UCP request failed');
       if (headers) reply.headers(headers);
       return reply.code(status).type('application/json').send(body);
@@ -159,7 +167,8 @@ export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): voi
     scope.put(`${UCP_PREFIX}/checkout-sessions/:id`, (req, reply) => call(req, reply, 'update_checkout', { id: id(req), checkout: body(req) }));
     scope.post(`${UCP_PREFIX}/checkout-sessions/:id/complete`, (req, reply) => call(req, reply, 'complete_checkout', { id: id(req), checkout: body(req) }));
     scope.post(`${UCP_PREFIX}/checkout-sessions/:id/cancel`, (req, reply) => call(req, reply, 'cancel_checkout', { id: id(req) }));
-    scope.get(`${UCP_PREFIX}/orders/:id`, (req, reply) => call(req, reply, 'get_order', { id: id(req) }));
+    scope.get(ORDER_PATH, (req, reply) => call(req, reply, 'get_order', { id: id(req) }));
+    scope.put(ORDER_PATH, (req, reply) => call(req, reply, 'update_order', { id: id(req), order: body(req) }));
   });
 
   // The conformance suite's shipping trigger, for test deployments only (UCP_SIMULATION_SECRET, never in production):

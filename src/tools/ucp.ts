@@ -6,14 +6,20 @@ import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { checkProfileUrl, platformOf, type PlatformFacts } from '../protocols/ucp/platform.ts';
 import { continueUrlOf, paidInstrument, paymentHandlers, settleAfterCommit, takePayment } from '../protocols/ucp/payment.ts';
-import { changesOf, checkoutOf, chosenInstrument, CheckoutRequest, CompleteRequest, orderOf, type OrderFacts } from '../protocols/ucp/wire.ts';
+import {
+  changesOf, checkoutOf, chosenInstrument, CheckoutRequest, CompleteRequest, orderOf, OrderUpdateRequest, recordUpdate, storedRecord, type OrderFacts, type OrderRecord, type RecordedEvent,
+} from '../protocols/ucp/wire.ts';
 import { defineTool, type ReadContext, type Tool, type WriteContext } from '../registry/define-tool.ts';
 import { describeIssues } from '../registry/invoke-tool.ts';
 import { problemOfIssues } from '../schemas/domain-issue.ts';
 import {
   cancelSession, completeSession, createSession, escalateSession, findSession, sessionFulfillment, sessionSnapshot, updateSession, viewSession, type SessionOwner, type SessionView,
 } from '../services/checkout-sessions.ts';
-import { loadOrder } from '../services/orders.ts';
+import { changeOrderStatus, loadOrder, type Shipment } from '../services/orders.ts';
+import { plainJson } from '../domain/json-snapshot.ts';
+import { toJsonValue } from '../db/json-value.ts';
+import { httpsUrl } from '../schemas/web.ts';
+import { legalTargets } from '../domain/order-transitions.ts';
 import { ensurePlatformEndpoint } from '../services/platform-webhooks.ts';
 import type { CheckoutSession } from '../generated/prisma/client.ts';
 
@@ -29,10 +35,10 @@ const Id = z.string().min(1).max(100);
  */
 const UcpObject = z.record(z.string(), z.unknown());
 
-function parsed<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+function parsed<T extends z.ZodType>(schema: T, value: unknown, field = 'checkout'): z.infer<T> {
   const result = schema.safeParse(value);
   if (!result.success) {
-    const issues = result.error.issues.map((i) => ({ ...i, path: ['checkout', ...i.path] }));
+    const issues = result.error.issues.map((i) => ({ ...i, path: [field, ...i.path] }));
     throw new AppError(problemOfIssues(issues), describeIssues(issues));
   }
   return result.data;
@@ -200,15 +206,74 @@ export const ucpTools: readonly Tool[] = [
     input: z.strictObject({ meta: Meta, id: Id }),
     output: UcpObject,
     async handler({ id }, ctx) {
-      const owner = ownerOf(ctx);
-      const session = await ctx.db.checkoutSession.findUnique({ where: { orderId: id } });
-      if (!session || session.apiKeyId !== owner.keyId || session.protocol !== 'ucp') throw new AppError('not_found', `No order with id "${id}".`);
-      const order = await loadOrder(ctx.db, id);
-      const shippedAt = order.shippedAt ?? null;
-      return orderOf(orderFacts(order), sessionFulfillment(session), orderUrlOf(publicBase(ctx.config), id), shippedAt ? { shippedAt: shippedAt.toISOString() } : null);
+      const session = await ownOrder(ctx.db, ownerOf(ctx), id);
+      return renderedOrder(ctx, await loadOrder(ctx.db, id), session, storedRecord(session.orderRecord));
     },
   }),
 ];
+
+/** An order of one of the caller's UCP checkouts, with its session; any other is missing (ids reveal nothing). */
+async function ownOrder(db: ReadContext['db'], owner: SessionOwner, id: string, lock = false): Promise<CheckoutSession> {
+  const [session] = lock
+    ? await db.$queryRaw<CheckoutSession[]>`SELECT * FROM "CheckoutSession" WHERE "orderId" = ${id} FOR UPDATE`
+    : [await db.checkoutSession.findUnique({ where: { orderId: id } })];
+  if (!session || session.apiKeyId !== owner.keyId || session.protocol !== 'ucp') throw new AppError('not_found', `No order with id "${id}".`);
+  return session;
+}
+
+
+const renderedOrder = (ctx: ReadContext | WriteContext, order: LoadedOrder, session: CheckoutSession, record: OrderRecord) =>
+  orderOf(orderFacts(order), sessionFulfillment(session), orderUrlOf(publicBase(ctx.config), order.id), order.shippedAt ? { shippedAt: order.shippedAt.toISOString() } : null, record);
+
+/** The carrier and tracking of a shipped event, as orders.update_status would store them (an https tracking page only). */
+const shipmentOf = (e: RecordedEvent): Shipment => ({
+  ...(e.carrier && e.carrier.length <= 100 ? { carrier: e.carrier } : {}),
+  ...(e.tracking_number && e.tracking_number.length <= 100 ? { trackingNumber: e.tracking_number } : {}),
+  ...(e.tracking_url && httpsUrl().safeParse(e.tracking_url).success ? { trackingUrl: e.tracking_url } : {}),
+});
+
+const SHIPPED_OR_LATER = new Set(['shipped', 'delivered', 'completed']);
+
+/**
+ * UCP's order as its business writes it (REST only, PUT /ucp/orders/{id}; docs/agentic-checkout.md, reading 17): a key
+ * with orders:write, which may move any order through the order tools, records fulfillment events and adjustments on
+ * an order of its own UCP checkouts. A new shipped event ships the order as orders.update_status does.
+ */
+export const ucpOrderUpdateTool: Tool = defineTool({
+  name: 'update_order',
+  title: 'Record events on a UCP order',
+  description: 'UCP (REST only): records fulfillment events and adjustments on an order of one of the caller’s checkouts; a new shipped event ships the order.',
+  scope: 'orders:write',
+  kind: 'write',
+  errors: ['not_found'],
+  // A shipment moves stock and money states on; undoing it is another transition, not a restore (as orders.update_status).
+  audit: { appendOnly: ['checkout_session', 'order'] },
+  input: z.strictObject({ meta: Meta, id: Id, order: UcpObject }),
+  output: UcpObject,
+  async handler({ id, order: body }, ctx) {
+    const update = parsed(OrderUpdateRequest, body, 'order');
+    const session = await ownOrder(ctx.db, ownerOf(ctx), id, true);
+    let order = await loadOrder(ctx.db, id);
+    const items = new Set(order.items.map((i) => i.id));
+    const refs = [...(update.fulfillment?.events ?? []), ...(update.adjustments ?? [])].flatMap((e) => e.line_items ?? []);
+    const unknown = refs.find((l) => !items.has(l.id));
+    if (unknown) throw new AppError('invalid_request', `order: line item "${unknown.id}" is not a line item of order "${id}".`);
+    const { record, added } = recordUpdate(storedRecord(session.orderRecord), update);
+    const shipped = added.find((e) => e.type === 'shipped');
+    // The event is recorded either way (it says what happened); the order moves only where orders.update_status
+    // could move it, and says so when it does not (an order still awaiting its payment is not shipped by a report).
+    const held = shipped && !SHIPPED_OR_LATER.has(order.status) && !legalTargets(order.status).includes('shipped') ? order.status : null;
+    if (shipped && !held && !SHIPPED_OR_LATER.has(order.status)) {
+      const moved = await changeOrderStatus(ctx.db, id, 'shipped', { email: ctx.config.email, shipment: shipmentOf(shipped) });
+      ctx.audit({ entityType: 'order', entityId: id, before: plainJson(moved.before), after: plainJson(moved.after), ...(moved.meta ? { meta: moved.meta } : {}) });
+      order = moved.after;
+    }
+    const after = await ctx.db.checkoutSession.update({ where: { id: session.id }, data: { orderRecord: toJsonValue(record), updatedAt: new Date() } });
+    audited(ctx, session, after, { orderId: id });
+    const messages = held ? [{ type: 'warning', code: 'status_unchanged', path: '$.fulfillment.events', content: `The shipment is recorded; the order stays ${held} (it cannot move to shipped from there).` }] : [];
+    return { ...renderedOrder(ctx, order, after, record), ...(messages.length > 0 ? { messages } : {}) };
+  },
+});
 
 type LoadedOrder = Awaited<ReturnType<typeof loadOrder>>;
 

@@ -283,10 +283,83 @@ export type OrderFacts = {
 /** When the order shipped (for its fulfillment event), if it has. */
 export type ShipmentFacts = { shippedAt: string } | null;
 
+// ---- Order updates (PUT /ucp/orders/{id}) ---------------------------------------------------------------------
+
+const LineRef = z.looseObject({ id: text(200).min(1), quantity: z.number().int() });
+
+/** A fulfillment event as the order schema has it (types/fulfillment_event.json); other fields are kept as sent. */
+const FulfillmentEvent = z.looseObject({
+  id: text(200).min(1),
+  occurred_at: z.iso.datetime({ offset: true }),
+  type: text(100).min(1),
+  line_items: z.array(LineRef).max(1000),
+  tracking_number: text(200).optional(),
+  tracking_url: z.url().max(2000).optional(),
+  carrier: text(200).optional(),
+  description: text(2000).optional(),
+});
+
+/** An adjustment as the order schema has it (types/adjustment.json); other fields are kept as sent. */
+const Adjustment = z.looseObject({
+  id: text(200).min(1),
+  type: text(100).min(1),
+  occurred_at: z.iso.datetime({ offset: true }),
+  status: z.enum(['pending', 'completed', 'failed']),
+  line_items: z.array(LineRef).max(1000).optional(),
+  totals: z.array(z.looseObject({ type: text(100), amount: z.number().int() })).max(50).optional(),
+  description: text(2000).optional(),
+});
+
+/**
+ * An order update: the order entity as the caller read it, with the events and adjustments it adds. Only those two
+ * lists are read; the rest of the entity is the business's and is left as it is.
+ */
+export const OrderUpdateRequest = z.looseObject({
+  fulfillment: z.looseObject({ events: z.array(FulfillmentEvent).max(200).optional() }).optional(),
+  adjustments: z.array(Adjustment).max(200).optional(),
+});
+export type OrderUpdateRequest = z.infer<typeof OrderUpdateRequest>;
+export type RecordedEvent = z.infer<typeof FulfillmentEvent>;
+export type RecordedAdjustment = z.infer<typeof Adjustment>;
+
+/** What was recorded on an order through its updates: events appended, adjustments appended or updated by id. */
+export type OrderRecord = { events: RecordedEvent[]; adjustments: RecordedAdjustment[] };
+const StoredRecord = z.object({ events: z.array(FulfillmentEvent), adjustments: z.array(Adjustment) });
+
+/** The record kept with a session (written only by recordUpdate); none yet is an empty one. */
+export function storedRecord(value: unknown): OrderRecord {
+  const stored = StoredRecord.safeParse(value);
+  return stored.success ? stored.data : { events: [], adjustments: [] };
+}
+
+/**
+ * The record after an update. Events are an append-only log: one of a known id is not changed, and none is removed.
+ * Adjustments are appended too; one of a known id replaces it (the order spec lets a business move an adjustment
+ * from pending to completed in place). Returns the events that are new.
+ */
+export function recordUpdate(current: OrderRecord, body: OrderUpdateRequest): { record: OrderRecord; added: RecordedEvent[] } {
+  const known = new Set(current.events.map((e) => e.id));
+  const added: RecordedEvent[] = [];
+  for (const e of body.fulfillment?.events ?? []) {
+    if (known.has(e.id)) continue;
+    known.add(e.id);
+    added.push(e);
+  }
+  const adjustments = [...current.adjustments];
+  for (const a of body.adjustments ?? []) {
+    const at = adjustments.findIndex((x) => x.id === a.id);
+    if (at >= 0) adjustments[at] = a;
+    else adjustments.push(a);
+  }
+  return { record: { events: [...current.events, ...added], adjustments }, added };
+}
+
 const SHIPPED_OR_LATER = new Set(['shipped', 'delivered']);
 
 /** An order placed from a UCP session as the protocol's order entity (GET /ucp/orders/{id} and webhooks). */
-export function orderOf(o: OrderFacts, fulfillment: Pick<SessionFulfillment, 'address' | 'optionTitle'> | null, permalink: string, shipment: ShipmentFacts) {
+export function orderOf(
+  o: OrderFacts, fulfillment: Pick<SessionFulfillment, 'address' | 'optionTitle'> | null, permalink: string, shipment: ShipmentFacts, record: OrderRecord | null = null,
+) {
   const destination = fulfillment?.address ?? null;
   const shipped = SHIPPED_OR_LATER.has(o.status);
   const removed = o.status === 'cancelled' || o.status === 'refunded';
@@ -308,7 +381,8 @@ export function orderOf(o: OrderFacts, fulfillment: Pick<SessionFulfillment, 'ad
         id: 'exp_1', line_items: lines, method_type: 'shipping', destination: addressOut(destination),
         ...(fulfillment?.optionTitle ? { description: fulfillment.optionTitle } : {}),
       }] : [],
-      events: shipped && shipment ? [{
+      // The shipment the shop recorded itself, unless an update recorded it as an event of its own.
+      events: [...(shipped && shipment && !record?.events.some((e) => e.type === 'shipped') ? [{
         id: `shp_${o.id}`,
         occurred_at: shipment.shippedAt,
         type: 'shipped',
@@ -316,8 +390,9 @@ export function orderOf(o: OrderFacts, fulfillment: Pick<SessionFulfillment, 'ad
         ...(o.trackingNumber ? { tracking_number: o.trackingNumber } : {}),
         ...(o.trackingUrl && /^https?:\/\//.test(o.trackingUrl) ? { tracking_url: o.trackingUrl } : {}),
         ...(o.carrier ? { carrier: o.carrier } : {}),
-      }] : [],
+      }] : []), ...(record?.events ?? [])],
     },
+    ...(record && record.adjustments.length > 0 ? { adjustments: record.adjustments } : {}),
     currency: o.currency,
     totals: [
       { type: 'subtotal', amount: o.subtotalDkk },
