@@ -7,7 +7,7 @@ import { AppError } from '../errors.ts';
 import { checkProfileUrl, platformOf, type PlatformFacts } from '../protocols/ucp/platform.ts';
 import { continueUrlOf, paidInstrument, paymentHandlers, settleAfterCommit, takePayment } from '../protocols/ucp/payment.ts';
 import {
-  changesOf, checkoutOf, chosenInstrument, CheckoutRequest, CompleteRequest, orderOf, OrderUpdateRequest, recordUpdate, storedRecord, type OrderFacts, type OrderRecord, type RecordedEvent,
+  changesOf, checkoutOf, chosenInstrument, CheckoutRequest, CompleteRequest, orderOf, OrderUpdateRequest, recordUpdate, storedRecord, withSavedIds, type OrderFacts, type OrderRecord, type RecordedEvent,
 } from '../protocols/ucp/wire.ts';
 import { defineTool, type ReadContext, type Tool, type WriteContext } from '../registry/define-tool.ts';
 import { describeIssues } from '../registry/invoke-tool.ts';
@@ -21,6 +21,7 @@ import { toJsonValue } from '../db/json-value.ts';
 import { httpsUrl } from '../schemas/web.ts';
 import { legalTargets } from '../domain/order-transitions.ts';
 import { ensurePlatformEndpoint } from '../services/platform-webhooks.ts';
+import { addressBook, bookEmail, rememberAddress, type BookEntry } from '../services/buyer-addresses.ts';
 import type { CheckoutSession } from '../generated/prisma/client.ts';
 
 /** The binding's request metadata: the platform's profile (the UCP-Agent header) and, for MCP, the idempotency key. */
@@ -70,11 +71,34 @@ function refuseUnsellable(view: SessionView): void {
   }
 }
 
+/**
+ * The shop's address book is customers' data: offered to a checkout, and added to by it, only for a key that may
+ * read customers' data anyway (customer:read; docs/agentic-checkout.md, reading 15).
+ */
+const mayUseBook = (ctx: Pick<ReadContext, 'principal'>) => ctx.principal?.scopes.has('customer:read') ?? false;
+
+/**
+ * The body with the buyer's address book applied: a destination sent without an id is saved for the buyer (or found
+ * saved) and takes its id; and the book, by whose ids a destination may be selected.
+ */
+async function withBook(ctx: WriteContext, checkout: CheckoutRequest, email: string | undefined): Promise<{ checkout: CheckoutRequest; book: BookEntry[] }> {
+  if (!email || !mayUseBook(ctx)) return { checkout, book: [] };
+  const saved = await withSavedIds(checkout, async (address) => {
+    if (!address.streetAddress && !address.postalCode) return null;
+    const entry = await rememberAddress(ctx.db, email, address);
+    if (entry.created) ctx.audit({ entityType: 'buyer_address', entityId: entry.id, before: null, after: { id: entry.id, email: bookEmail(email), address: entry.address } });
+    return entry.id;
+  });
+  return { checkout: saved, book: await addressBook(ctx.db, email) };
+}
+
 async function rendered(ctx: ReadContext | WriteContext, row: CheckoutSession, refuse = false) {
   const base = publicBase(ctx.config);
   const view = await viewSession(ctx.db, row, base);
   if (refuse) refuseUnsellable(view);
-  return checkoutOf(view, { handlers: paymentHandlers(ctx.config), orderUrl: (id) => orderUrlOf(base, id), continueUrl: await continueUrlOf(ctx, base, view) });
+  const email = view.buyer?.email;
+  const offered = !view.fulfillment.address && email && mayUseBook(ctx) ? await addressBook(ctx.db, email) : [];
+  return checkoutOf(view, { handlers: paymentHandlers(ctx.config), orderUrl: (id) => orderUrlOf(base, id), continueUrl: await continueUrlOf(ctx, base, view), offered });
 }
 
 async function platform(ctx: WriteContext, meta: z.infer<typeof Meta>): Promise<PlatformFacts> {
@@ -98,13 +122,14 @@ export const ucpTools: readonly Tool[] = [
     scope: 'checkout:agent',
     kind: 'write',
     errors: [...SESSION_ERRORS, ...LINE_ERRORS],
-    audit: { appendOnly: ['checkout_session'] },
+    audit: { appendOnly: ['checkout_session', 'buyer_address'] },
     input: z.strictObject({ meta: Meta, checkout: UcpObject }),
     output: UcpObject,
     async handler({ meta, checkout: body }, ctx) {
-      const checkout = parsed(CheckoutRequest, body);
+      const request = parsed(CheckoutRequest, body);
       const facts = await platform(ctx, meta);
-      const row = await createSession(ctx.db, ownerOf(ctx), 'ucp', { ...changesOf(checkout, null), platform: facts });
+      const { checkout, book } = await withBook(ctx, request, request.buyer?.email);
+      const row = await createSession(ctx.db, ownerOf(ctx), 'ucp', { ...changesOf(checkout, null, book), platform: facts });
       audited(ctx, null, row);
       return rendered(ctx, row, true);
     },
@@ -127,15 +152,18 @@ export const ucpTools: readonly Tool[] = [
     scope: 'checkout:agent',
     kind: 'write',
     errors: [...SESSION_ERRORS, ...LINE_ERRORS],
-    audit: { appendOnly: ['checkout_session'] },
+    audit: { appendOnly: ['checkout_session', 'buyer_address'] },
     input: z.strictObject({ meta: Meta, id: Id, checkout: UcpObject }),
     output: UcpObject,
     async handler({ meta, id, checkout: body }, ctx) {
-      const checkout = parsed(CheckoutRequest, body);
+      const request = parsed(CheckoutRequest, body);
       const owner = ownerOf(ctx);
       const facts = await platform(ctx, meta);
       const current = await viewSession(ctx.db, await findSession(ctx.db, owner, id, 'ucp'), publicBase(ctx.config));
-      const { before, after } = await updateSession(ctx.db, owner, id, 'ucp', { ...changesOf(checkout, current), platform: facts });
+      // The buyer the checkout will have: the one sent, else the one it has.
+      const email = request.buyer === undefined ? current.buyer?.email : request.buyer?.email;
+      const { checkout, book } = await withBook(ctx, request, email);
+      const { before, after } = await updateSession(ctx.db, owner, id, 'ucp', { ...changesOf(checkout, current, book), platform: facts });
       audited(ctx, before, after);
       return rendered(ctx, after, true);
     },

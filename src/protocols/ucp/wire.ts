@@ -4,6 +4,7 @@
 // ignored, as the schemas allow (additionalProperties).
 import { z } from 'zod';
 import type { SessionAddress, SessionBuyer, SessionConsent, SessionFulfillment, SessionIssue } from '../../domain/checkout-session.ts';
+import type { BookEntry } from '../../services/buyer-addresses.ts';
 import type { SessionChanges, SessionView } from '../../services/checkout-sessions.ts';
 
 export const UCP_VERSION = '2026-04-08';
@@ -126,14 +127,16 @@ const addressOut = (a: SessionAddress): Record<string, string> =>
  * The fulfillment the platform chose: the shipping method's selected destination (or its only one) and the option
  * selected in its first group. Pickup is not offered by this shop; a pickup method is ignored.
  */
-function fulfillmentOf(f: NonNullable<CheckoutRequest['fulfillment']>, current: SessionFulfillment | null): SessionFulfillment | null {
+function fulfillmentOf(f: NonNullable<CheckoutRequest['fulfillment']>, current: SessionFulfillment | null, book: readonly BookEntry[]): SessionFulfillment | null {
   const method = f.methods?.find((m) => (m.type ?? 'shipping') === 'shipping');
   if (!method) return current;
   const destinations = method.destinations ?? [];
   // A destination without an id (or with an empty one) is the first one's default id.
   const selectedId = method.selected_destination_id || (destinations.length === 1 ? (destinations[0].id || 'dest_1') : null);
   const named = destinations.find((d, i) => (d.id || (i === 0 ? 'dest_1' : undefined)) === selectedId);
-  const address = named ? addressOf(named) : selectedId !== null && current?.destinationId === selectedId ? current.address : null;
+  // A destination the platform only names by id: the one the session has, else a saved address offered to it.
+  const saved = book.find((e) => e.id === selectedId)?.address ?? null;
+  const address = named ? addressOf(named) : selectedId !== null && current?.destinationId === selectedId ? current.address : saved;
   const optionId = method.groups?.find((g) => g.selected_option_id)?.selected_option_id ?? null;
   return {
     destinationId: address ? selectedId : null,
@@ -158,14 +161,40 @@ const consentOf = (c: z.infer<typeof Consent>): SessionConsent =>
 const consentOut = (c: SessionConsent): Record<string, boolean> =>
   Object.fromEntries(CONSENT_FIELDS.flatMap(([ours, theirs]) => (c[ours] === undefined ? [] : [[theirs, c[ours]]])));
 
-/** The core's changes from a create or update body; what the body leaves out stays as it is. */
-export function changesOf(body: CheckoutRequest, current: SessionView | null): SessionChanges {
+/**
+ * The core's changes from a create or update body; what the body leaves out stays as it is. `book`: the buyer's saved
+ * addresses the caller may offer (a destination may be selected by their ids).
+ */
+export function changesOf(body: CheckoutRequest, current: SessionView | null, book: readonly BookEntry[] = []): SessionChanges {
   return {
     lines: body.line_items.map((l) => ({ ...(l.id ? { id: l.id } : {}), variantId: l.item.id, quantity: l.quantity })),
     ...(body.buyer !== undefined ? { buyer: body.buyer === null ? null : buyerOf(body.buyer) } : {}),
-    ...(body.fulfillment ? { fulfillment: fulfillmentOf(body.fulfillment, current?.fulfillment ?? null) } : body.fulfillment === null ? { fulfillment: null } : {}),
+    ...(body.fulfillment ? { fulfillment: fulfillmentOf(body.fulfillment, current?.fulfillment ?? null, book) } : body.fulfillment === null ? { fulfillment: null } : {}),
     ...(body.discounts !== undefined ? { discountCodes: body.discounts?.codes ?? [] } : {}),
   };
+}
+
+/**
+ * The body with an id on every shipping destination sent without one (or with an empty one): the id `save` gives
+ * its address (the buyer's address book's; null leaves it without). Destinations with ids of the platform's own are
+ * left as they are.
+ */
+export async function withSavedIds(body: CheckoutRequest, save: (address: SessionAddress) => Promise<string | null>): Promise<CheckoutRequest> {
+  if (!body.fulfillment?.methods) return body;
+  const methods = [];
+  for (const m of body.fulfillment.methods) {
+    if ((m.type ?? 'shipping') !== 'shipping' || !m.destinations) {
+      methods.push(m);
+      continue;
+    }
+    const destinations = [];
+    for (const d of m.destinations) {
+      const id = d.id ? null : await save(addressOf(d));
+      destinations.push(id ? { ...d, id } : d);
+    }
+    methods.push({ ...m, destinations });
+  }
+  return { ...body, fulfillment: { ...body.fulfillment, methods } };
 }
 
 // ---- Responses ------------------------------------------------------------------------------------------------
@@ -207,7 +236,7 @@ const METHOD_ID = 'shipping';
 const GROUP_ID = 'group_1';
 
 /** A session as UCP's checkout object (with the fulfillment, discount and order extensions). */
-export function checkoutOf(v: SessionView, opts: { handlers: HandlerRegistry; orderUrl: (id: string) => string; continueUrl: string }) {
+export function checkoutOf(v: SessionView, opts: { handlers: HandlerRegistry; orderUrl: (id: string) => string; continueUrl: string; offered?: readonly BookEntry[] }) {
   const lineIds = v.lines.map((l) => l.id);
   const address = v.fulfillment.address;
   return {
@@ -246,8 +275,10 @@ export function checkoutOf(v: SessionView, opts: { handlers: HandlerRegistry; or
         id: METHOD_ID,
         type: 'shipping',
         line_item_ids: lineIds,
-        // No destination given yet: none is listed (this shop keeps no address book to offer).
-        ...(address ? { destinations: [{ id: v.fulfillment.destinationId || 'dest_1', ...addressOut(address) }], selected_destination_id: v.fulfillment.destinationId || 'dest_1' } : {}),
+        // No destination given yet: the buyer's saved addresses are offered when the caller may see them, else none is listed.
+        ...(address
+          ? { destinations: [{ id: v.fulfillment.destinationId || 'dest_1', ...addressOut(address) }], selected_destination_id: v.fulfillment.destinationId || 'dest_1' }
+          : opts.offered && opts.offered.length > 0 ? { destinations: opts.offered.map((e) => ({ id: e.id, ...addressOut(e.address) })) } : {}),
         groups: [{
           id: GROUP_ID,
           line_item_ids: lineIds,
