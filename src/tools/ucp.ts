@@ -249,7 +249,6 @@ async function ownOrder(db: ReadContext['db'], owner: SessionOwner, id: string, 
   return session;
 }
 
-
 const renderedOrder = (ctx: ReadContext | WriteContext, order: LoadedOrder, session: CheckoutSession, record: OrderRecord) =>
   orderOf(orderFacts(order), sessionFulfillment(session), orderUrlOf(publicBase(ctx.config), order.id), order.shippedAt ? { shippedAt: order.shippedAt.toISOString() } : null, record);
 
@@ -290,8 +289,9 @@ export const ucpOrderUpdateTool: Tool = defineTool({
     const shipped = added.find((e) => e.type === 'shipped');
     // The event is recorded either way (it says what happened); the order moves only where orders.update_status
     // could move it, and says so when it does not (an order still awaiting its payment is not shipped by a report).
-    const held = shipped && !SHIPPED_OR_LATER.has(order.status) && !legalTargets(order.status).includes('shipped') ? order.status : null;
-    if (shipped && !held && !SHIPPED_OR_LATER.has(order.status)) {
+    const ships = shipped !== undefined && !SHIPPED_OR_LATER.has(order.status);
+    const held = ships && !legalTargets(order.status).includes('shipped') ? order.status : null;
+    if (shipped && ships && !held) {
       const moved = await changeOrderStatus(ctx.db, id, 'shipped', { email: ctx.config.email, shipment: shipmentOf(shipped) });
       ctx.audit({ entityType: 'order', entityId: id, before: plainJson(moved.before), after: plainJson(moved.after), ...(moved.meta ? { meta: moved.meta } : {}) });
       order = moved.after;
