@@ -30,7 +30,7 @@ import { openSecretBox } from './secrets/key-file.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
 import { cimdFetch } from './oauth/cimd-fetch.ts';
 import type { Tool } from './registry/define-tool.ts';
-import { PROTOCOL_TOOLS, TOOLS } from './tools/index.ts';
+import { PROTOCOL_TOOLS, TOOLS, UCP_REST_TOOLS } from './tools/index.ts';
 import { registerUcpRoutes } from './http/ucp-routes.ts';
 import { registerAcpRoutes } from './http/acp-routes.ts';
 
@@ -108,7 +108,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     deps: invokeDeps, tools: [...tools, ...protocolTools], guard, limiters, config,
     adminGuard: createRequestGuard(limiters, authenticate, { requireCredentials: true }),
   });
-  registerUcpRoutes(app, { deps: invokeDeps, config, tools: protocolTools, guard, limiters });
+  registerUcpRoutes(app, { deps: invokeDeps, config, tools: [...protocolTools, ...UCP_REST_TOOLS], guard, limiters });
   registerAcpRoutes(app, { deps: invokeDeps, config, guard, limiters });
   registerDiscoveryRoutes(app, { config, tools, mcp });
   registerReference(app);

@@ -139,8 +139,11 @@ export const TEST_EVENT: EventDefinition = {
 
 export const EVENT_DEFINITIONS: readonly EventDefinition[] = [...ENTITY_EVENTS, REVERTED, TEST_EVENT];
 
-/** Audit entity types that emit no event of their own: a redelivery re-sends an existing event. */
-export const SILENT_ENTITY_TYPES: ReadonlySet<string> = new Set(['webhook_delivery', 'checkout_session']);
+/**
+ * Audit entity types that emit no event of their own: a redelivery re-sends an existing event; a buyer's saved address
+ * (the address book, docs/agentic-checkout.md) is customers' data no event family carries.
+ */
+export const SILENT_ENTITY_TYPES: ReadonlySet<string> = new Set(['webhook_delivery', 'checkout_session', 'buyer_address']);
 
 const byEntity = new Map<string, EventDefinition[]>();
 for (const d of ENTITY_EVENTS) byEntity.set(d.entityType, [...(byEntity.get(d.entityType) ?? []), d]);

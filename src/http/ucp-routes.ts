@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyError } from
 import type { Config } from '../config.ts';
 import { inTransaction } from '../db/client.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
-import { AppError, toProblem } from '../errors.ts';
+import { AppError, toProblem, type ProblemCode } from '../errors.ts';
 import { eventsOf } from '../events/outbox.ts';
 import { paymentHandlers } from '../protocols/ucp/payment.ts';
 import { profileOfHeader, platformOf } from '../protocols/ucp/platform.ts';
@@ -53,14 +53,35 @@ export async function businessProfile(deps: InvokeDeps, base: string) {
   };
 }
 
-/** What an idempotency conflict is in UCP's words: the same key with another request is a 409. */
-function ucpError(err: unknown, instance: string) {
+/**
+ * The REST binding's status for a problem where it differs from the service's own: an idempotency key reused with
+ * another request is a 409; a checkout's content that cannot be served (a line the shop cannot sell, a completion of
+ * what is not ready) is a 400, as the binding's status table has it (its 422 is a platform profile it cannot use).
+ */
+const UCP_STATUS: Partial<Record<ProblemCode, number>> = { idempotency_key_reused: 409, out_of_stock: 400, checkout_session_incomplete: 400 };
+
+/**
+ * UCP's error response; a 400 (the request cannot be served) repeats the problem's detail as `detail`, the one place
+ * the conformance suite reads errors in the shape of its reference server's framework. The schema allows no such
+ * field, so no other error carries it (docs/agentic-checkout.md, reading 16).
+ */
+function ucpError(err: unknown, instance: string, statuses: Partial<Record<ProblemCode, number>> = UCP_STATUS) {
   const fastify = err instanceof Error && 'code' in err ? fromFastifyError(err as FastifyError) : null;
   const problem = toProblem(fastify ?? err, instance);
   const reused = problem.code === 'idempotency_key_reused';
-  const severity = problem.status === 422 && problem.code === 'checkout_session_incomplete' ? 'requires_buyer_input' : problem.status >= 500 || problem.status === 429 ? 'recoverable' : 'unrecoverable';
-  return { status: reused ? 409 : problem.status, body: errorOf(reused ? 'idempotency_conflict' : problem.code, problem.detail, severity), headers: err instanceof AppError ? err.headers : undefined };
+  const severity = problem.code === 'checkout_session_incomplete' ? 'requires_buyer_input' : problem.status >= 500 || problem.status === 429 ? 'recoverable' : 'unrecoverable';
+  const status = statuses[problem.code] ?? problem.status;
+  const error = errorOf(reused ? 'idempotency_conflict' : problem.code, problem.detail, severity);
+  return { status, body: status === 400 ? { ...error, detail: problem.detail } : error, headers: err instanceof AppError ? err.headers : undefined };
 }
+
+const ORDER_PATH = `${UCP_PREFIX}/orders/:id`;
+/**
+ * An order update (not in the REST binding, which only reads orders; reading 17) whose body breaks the order schema
+ * is 422, as the conformance suite expects of it: the order entity cannot take it.
+ */
+const ORDER_UPDATE_STATUS: Partial<Record<ProblemCode, number>> = { ...UCP_STATUS, invalid_request: 422 };
+const statusesOf = (req: FastifyRequest) => (req.method === 'PUT' && req.routeOptions.url === ORDER_PATH ? ORDER_UPDATE_STATUS : UCP_STATUS);
 
 function idempotencyKey(req: FastifyRequest): string {
   if (countHeader(req, 'idempotency-key') > 1) throw new AppError('invalid_idempotency_key', 'Send exactly one Idempotency-Key header.');
@@ -114,7 +135,7 @@ export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): voi
 
   app.register(async (scope) => {
     scope.setErrorHandler((err, req, reply) => {
-      const { status, body, headers } = ucpError(err, problemInstance(req));
+      const { status, body, headers } = ucpError(err, problemInstance(req), statusesOf(req));
       if (status >= 500) req.log.error({ err }, 'UCP request failed');
       if (headers) reply.headers(headers);
       return reply.code(status).type('application/json').send(body);
@@ -148,7 +169,8 @@ export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): voi
     scope.put(`${UCP_PREFIX}/checkout-sessions/:id`, (req, reply) => call(req, reply, 'update_checkout', { id: id(req), checkout: body(req) }));
     scope.post(`${UCP_PREFIX}/checkout-sessions/:id/complete`, (req, reply) => call(req, reply, 'complete_checkout', { id: id(req), checkout: body(req) }));
     scope.post(`${UCP_PREFIX}/checkout-sessions/:id/cancel`, (req, reply) => call(req, reply, 'cancel_checkout', { id: id(req) }));
-    scope.get(`${UCP_PREFIX}/orders/:id`, (req, reply) => call(req, reply, 'get_order', { id: id(req) }));
+    scope.get(ORDER_PATH, (req, reply) => call(req, reply, 'get_order', { id: id(req) }));
+    scope.put(ORDER_PATH, (req, reply) => call(req, reply, 'update_order', { id: id(req), order: body(req) }));
   });
 
   // The conformance suite's shipping trigger, for test deployments only (UCP_SIMULATION_SECRET, never in production):

@@ -63,10 +63,10 @@ const SCHEMAS: Record<string, Json> = {
   },
   UcpErrorResponse: {
     type: 'object',
-    description: 'UCP’s error response.',
+    description: 'UCP’s error response, with `detail` (the first message’s content again, for clients reading the conformance suite’s error shape; docs/agentic-checkout.md, reading 16).',
     externalDocs: { url: `${UCP_SCHEMAS}/types/error_response.json` },
     required: ['ucp', 'messages'],
-    properties: { ucp: { type: 'object' }, messages: { type: 'array', items: { type: 'object' } } },
+    properties: { ucp: { type: 'object' }, messages: { type: 'array', items: { type: 'object' } }, detail: { type: 'string' } },
   },
   UcpCheckout: { type: 'object', description: `UCP ${UCP_VERSION} checkout.`, externalDocs: { url: `${UCP_SCHEMAS}/checkout.json` } },
   UcpOrder: { type: 'object', description: `UCP ${UCP_VERSION} order.`, externalDocs: { url: `${UCP_SCHEMAS}/order.json` } },
@@ -78,14 +78,14 @@ const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait.', schema: 
 function errors(schema: string, statuses: readonly number[]): Json {
   const content = { 'application/json': { schema: ref('schemas', schema) } };
   const describe: Record<number, string> = {
-    400: 'Bad request: a header or the body does not fit.', 401: 'No or an unknown credential.', 403: 'The key lacks checkout:agent.',
+    400: 'Bad request: a header or the body does not fit; over UCP also a line the shop cannot sell, or completing a checkout that is not ready.', 401: 'No or an unknown credential.', 403: 'The key lacks the scope (checkout:agent; orders:write to update a UCP order).',
     402: 'The payment was declined.', 404: 'No such session of this platform.', 405: 'Not cancelable (completed or canceled already).', 409: 'The same Idempotency-Key is still running, or a conflict.',
     422: 'The session cannot do this now (closed, incomplete, out of stock, idempotency conflict).', 429: 'Rate limited (per platform key).',
   };
   return Object.fromEntries(statuses.map((s) => [String(s), { description: describe[s], content, ...(s === 429 || s === 409 ? { headers: RETRY_AFTER } : {}) }]));
 }
 
-type Op = { id: string; summary: string; params: string[]; body?: Json; ok: string; okStatus?: number; extraErrors?: number[] };
+type Op = { id: string; summary: string; params: string[]; body?: Json; ok: string; okStatus?: number; extraErrors?: number[]; scope?: string };
 
 function operation(tag: 'acp' | 'ucp', op: Op): Json {
   const common = [400, 401, 403, 404, 429];
@@ -94,7 +94,7 @@ function operation(tag: 'acp' | 'ucp', op: Op): Json {
     tags: [tag],
     operationId: op.id,
     summary: op.summary,
-    security: [{ bearerAuth: ['checkout:agent'] }],
+    security: [{ bearerAuth: [op.scope ?? 'checkout:agent'] }],
     parameters: op.params.map((p) => ref('parameters', p)),
     ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: op.body } } } } : {}),
     responses: {
@@ -154,6 +154,15 @@ export function buildCheckoutDocument(): Json {
       },
       '/ucp/orders/{id}': {
         get: operation('ucp', { id: 'ucp.getOrder', summary: 'Get an order of one of the platform’s checkouts', params: ['UcpOrderId', 'UcpAgent', 'RequestId'], ok: 'UcpOrder' }),
+        put: operation('ucp', {
+          id: 'ucp.updateOrder',
+          summary: 'Record fulfillment events and adjustments on an order of the platform’s checkouts (a key with orders:write; not in UCP’s REST binding, docs/agentic-checkout.md reading 17; a body the order schema refuses is 422)',
+          params: ['UcpOrderId', ...UCP_WRITE],
+          body: { type: 'object', description: `UCP ${UCP_VERSION} order with the fulfillment.events and adjustments to record; the rest is read-only.`, externalDocs: { url: `${UCP_SCHEMAS}/order.json` } },
+          ok: 'UcpOrder',
+          extraErrors: [409, 422],
+          scope: 'orders:write',
+        }),
       },
     },
     components: {

@@ -97,7 +97,7 @@ export function newSession(owner: SessionOwner, protocol: SessionProtocol, chang
   return {
     id: `${protocol === 'ucp' ? 'chk' : 'cs'}_${newId()}`, apiKeyId: owner.keyId, protocol, status: 'incomplete',
     lines: plainJson(nextLines([], changes.lines ?? [])), buyer: plainJson(changes.buyer ?? null), fulfillment: plainJson(changes.fulfillment ?? null),
-    discountCodes: [...new Set((changes.discountCodes ?? []).map(normalizeCode))], platform: plainJson(changes.platform ?? null), pendingPayment: null,
+    discountCodes: [...new Set((changes.discountCodes ?? []).map(normalizeCode))], platform: plainJson(changes.platform ?? null), pendingPayment: null, orderRecord: null,
     orderId: null, expiresAt: expiryOf(now), createdAt: now, updatedAt: now,
   };
 }
@@ -193,7 +193,9 @@ export function notReady(view: SessionView, supplied: (issue: SessionIssue) => b
   if (blocking.length === 0) return null;
   const stock = blocking.find((i) => i.code === 'out_of_stock' || i.code === 'item_unavailable');
   if (stock) return new AppError('out_of_stock', stock.content);
-  return new AppError('checkout_session_incomplete', blocking.map((i) => `${i.path}: ${i.content}`).join(' '));
+  // One sentence first for what platforms most often leave out (UCP's reference merchant words it so), then each gap.
+  const fulfillment = blocking.some((i) => i.path.startsWith('fulfillment.')) ? 'Fulfillment address and option must be selected. ' : '';
+  return new AppError('checkout_session_incomplete', fulfillment + blocking.map((i) => `${i.path}: ${i.content}`).join(' '));
 }
 
 /**

@@ -13,7 +13,7 @@ import { productTools } from './products.ts';
 import { serviceTools } from './services.ts';
 import { settingsTools } from './settings.ts';
 import { siteTools } from './site.ts';
-import { ucpTools } from './ucp.ts';
+import { ucpRestTools, ucpTools } from './ucp.ts';
 import { variantTools } from './variants.ts';
 import { webhookTools } from './webhooks.ts';
 
@@ -40,7 +40,9 @@ for (const tool of TOOLS) {
  * service's OpenAPI tool list): their names and shapes are the protocol's, not this service's.
  */
 export const PROTOCOL_TOOLS: readonly Tool[] = Object.freeze([...ucpTools]);
-for (const tool of PROTOCOL_TOOLS) {
+/** Operations only UCP's REST routes serve (UCP's MCP binding has no such tool): recording events on an order. */
+export const UCP_REST_TOOLS: readonly Tool[] = Object.freeze([...ucpRestTools]);
+for (const tool of [...PROTOCOL_TOOLS, ...UCP_REST_TOOLS]) {
   if (names.has(tool.name)) throw new Error(`Duplicate tool name ${tool.name}`);
   names.add(tool.name);
 }

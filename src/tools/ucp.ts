@@ -6,15 +6,23 @@ import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { checkProfileUrl, platformOf, type PlatformFacts } from '../protocols/ucp/platform.ts';
 import { continueUrlOf, paidInstrument, paymentHandlers, settleAfterCommit, takePayment } from '../protocols/ucp/payment.ts';
-import { changesOf, checkoutOf, chosenInstrument, CheckoutRequest, CompleteRequest, orderOf, type OrderFacts } from '../protocols/ucp/wire.ts';
+import {
+  changesOf, checkoutOf, chosenInstrument, CheckoutRequest, CompleteRequest, orderOf, OrderUpdateRequest, recordUpdate, storedRecord, withSavedIds, type OrderFacts, type OrderRecord, type RecordedEvent,
+} from '../protocols/ucp/wire.ts';
 import { defineTool, type ReadContext, type Tool, type WriteContext } from '../registry/define-tool.ts';
 import { describeIssues } from '../registry/invoke-tool.ts';
 import { problemOfIssues } from '../schemas/domain-issue.ts';
 import {
-  cancelSession, completedOrderEntry, completeSession, escalateSession, findSession, insertSession, newSession, sessionFulfillment, sessionSnapshot, updateSession, viewSession, type SessionOwner,
+  cancelSession, completedOrderEntry, completeSession, escalateSession, findSession, insertSession, newSession, sessionFulfillment, sessionSnapshot, updateSession, viewSession,
+  type SessionOwner, type SessionView,
 } from '../services/checkout-sessions.ts';
-import { loadOrder } from '../services/orders.ts';
+import { changeOrderStatus, loadOrder, type Shipment } from '../services/orders.ts';
+import { plainJson } from '../domain/json-snapshot.ts';
+import { toJsonValue } from '../db/json-value.ts';
+import { httpsUrl } from '../schemas/web.ts';
+import { legalTargets } from '../domain/order-transitions.ts';
 import { ensurePlatformEndpoint } from '../services/platform-webhooks.ts';
+import { addressBook, bookEmail, rememberAddress, type BookEntry } from '../services/buyer-addresses.ts';
 import type { CheckoutSession } from '../generated/prisma/client.ts';
 
 /** The binding's request metadata: the platform's profile (the UCP-Agent header) and, for MCP, the idempotency key. */
@@ -29,10 +37,10 @@ const Id = z.string().min(1).max(100);
  */
 const UcpObject = z.record(z.string(), z.unknown());
 
-function parsed<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+function parsed<T extends z.ZodType>(schema: T, value: unknown, field = 'checkout'): z.infer<T> {
   const result = schema.safeParse(value);
   if (!result.success) {
-    const issues = result.error.issues.map((i) => ({ ...i, path: ['checkout', ...i.path] }));
+    const issues = result.error.issues.map((i) => ({ ...i, path: [field, ...i.path] }));
     throw new AppError(problemOfIssues(issues), describeIssues(issues));
   }
   return result.data;
@@ -48,10 +56,50 @@ function ownerOf(ctx: Pick<ReadContext, 'principal'>): SessionOwner {
   return { keyId: ctx.principal.keyId, agentName: ctx.principal.name };
 }
 
-async function rendered(ctx: ReadContext | WriteContext, row: CheckoutSession) {
+/**
+ * A create or update naming an item the shop does not sell, or more units than it has, is refused (400, nothing
+ * changes): the conformance suite expects it so (docs/agentic-checkout.md, reading 16). A line that runs out later
+ * stays a message of the checkout, and its completion is refused.
+ */
+function refuseUnsellable(view: SessionView): void {
+  for (const issue of view.issues) {
+    const line = /^lines\[(\d+)\]$/.exec(issue.path);
+    if (!line || issue.type !== 'error') continue;
+    const at = `(line_items[${line[1]}])`;
+    if (issue.code === 'out_of_stock') throw new AppError('out_of_stock', `Insufficient stock: ${issue.content} ${at}`);
+    const item = view.lines[Number(line[1])];
+    throw new AppError('invalid_request', item && item.title === item.variantId ? `Item "${item.variantId}" not found ${at}.` : `${issue.content} ${at}`);
+  }
+}
+
+/**
+ * The shop's address book is customers' data: offered to a checkout, and added to by it, only for a key that may
+ * read customers' data anyway (customer:read; docs/agentic-checkout.md, reading 15).
+ */
+const mayUseBook = (ctx: Pick<ReadContext, 'principal'>) => ctx.principal?.scopes.has('customer:read') ?? false;
+
+/**
+ * The body with the buyer's address book applied: a destination sent without an id is saved for the buyer (or found
+ * saved) and takes its id; and the book, by whose ids a destination may be selected.
+ */
+async function withBook(ctx: WriteContext, checkout: CheckoutRequest, email: string | undefined): Promise<{ checkout: CheckoutRequest; book: BookEntry[] }> {
+  if (!email || !mayUseBook(ctx)) return { checkout, book: [] };
+  const saved = await withSavedIds(checkout, async (address) => {
+    if (!address.streetAddress && !address.postalCode) return null;
+    const entry = await rememberAddress(ctx.db, email, address);
+    if (entry.created) ctx.audit({ entityType: 'buyer_address', entityId: entry.id, before: null, after: { id: entry.id, email: bookEmail(email), address: entry.address } });
+    return entry.id;
+  });
+  return { checkout: saved, book: await addressBook(ctx.db, email) };
+}
+
+async function rendered(ctx: ReadContext | WriteContext, row: CheckoutSession, refuse = false) {
   const base = publicBase(ctx.config);
   const view = await viewSession(ctx.db, row, base);
-  return checkoutOf(view, { handlers: paymentHandlers(ctx.config), orderUrl: (id) => orderUrlOf(base, id), continueUrl: await continueUrlOf(ctx, base, view) });
+  if (refuse) refuseUnsellable(view);
+  const email = view.buyer?.email;
+  const offered = !view.fulfillment.address && email && mayUseBook(ctx) ? await addressBook(ctx.db, email) : [];
+  return checkoutOf(view, { handlers: paymentHandlers(ctx.config), orderUrl: (id) => orderUrlOf(base, id), continueUrl: await continueUrlOf(ctx, base, view), offered });
 }
 
 async function platform(ctx: WriteContext, meta: z.infer<typeof Meta>): Promise<PlatformFacts> {
@@ -64,6 +112,8 @@ const audited = (ctx: WriteContext, before: CheckoutSession | null, after: Check
   ctx.audit({ entityType: 'checkout_session', entityId: after.id, before: before && sessionSnapshot(before), after: sessionSnapshot(after), ...(meta ? { meta } : {}) });
 
 const SESSION_ERRORS = ['not_found', 'checkout_session_closed', 'unsupported_version', 'discount_unavailable', 'value_out_of_range'] as const;
+/** A create or update also refuses lines it cannot sell (refuseUnsellable). */
+const LINE_ERRORS = ['out_of_stock'] as const;
 
 export const ucpTools: readonly Tool[] = [
   defineTool({
@@ -72,15 +122,16 @@ export const ucpTools: readonly Tool[] = [
     description: 'UCP: creates a checkout session (line items by variant id, buyer, fulfillment, discount codes).',
     scope: 'checkout:agent',
     kind: 'write',
-    errors: [...SESSION_ERRORS],
-    audit: { appendOnly: ['checkout_session'] },
+    errors: [...SESSION_ERRORS, ...LINE_ERRORS],
+    audit: { appendOnly: ['checkout_session', 'buyer_address'] },
     input: z.strictObject({ meta: Meta, checkout: UcpObject }),
     output: UcpObject,
     async handler({ meta, checkout: body }, ctx) {
-      const checkout = parsed(CheckoutRequest, body);
+      const request = parsed(CheckoutRequest, body);
       const facts = await platform(ctx, meta);
-      const row = newSession(ownerOf(ctx), 'ucp', { ...changesOf(checkout, null), platform: facts });
-      const answer = await rendered(ctx, row);
+      const { checkout, book } = await withBook(ctx, request, request.buyer?.email);
+      const row = newSession(ownerOf(ctx), 'ucp', { ...changesOf(checkout, null, book), platform: facts });
+      const answer = await rendered(ctx, row, true);
       // Stored in the write's final statement, so after everything the answer read.
       await insertSession(ctx.db, row);
       audited(ctx, null, row);
@@ -104,18 +155,21 @@ export const ucpTools: readonly Tool[] = [
     description: 'UCP: replaces the line items and sets buyer, fulfillment and discount codes when given.',
     scope: 'checkout:agent',
     kind: 'write',
-    errors: [...SESSION_ERRORS],
-    audit: { appendOnly: ['checkout_session'] },
+    errors: [...SESSION_ERRORS, ...LINE_ERRORS],
+    audit: { appendOnly: ['checkout_session', 'buyer_address'] },
     input: z.strictObject({ meta: Meta, id: Id, checkout: UcpObject }),
     output: UcpObject,
     async handler({ meta, id, checkout: body }, ctx) {
-      const checkout = parsed(CheckoutRequest, body);
+      const request = parsed(CheckoutRequest, body);
       const owner = ownerOf(ctx);
       const facts = await platform(ctx, meta);
       const current = await viewSession(ctx.db, await findSession(ctx.db, owner, id, 'ucp'), publicBase(ctx.config));
-      const { before, after } = await updateSession(ctx.db, owner, id, 'ucp', { ...changesOf(checkout, current), platform: facts });
+      // The buyer the checkout will have: the one sent, else the one it has.
+      const email = request.buyer === undefined ? current.buyer?.email : request.buyer?.email;
+      const { checkout, book } = await withBook(ctx, request, email);
+      const { before, after } = await updateSession(ctx.db, owner, id, 'ucp', { ...changesOf(checkout, current, book), platform: facts });
       audited(ctx, before, after);
-      return rendered(ctx, after);
+      return rendered(ctx, after, true);
     },
   }),
   defineTool({
@@ -177,15 +231,74 @@ export const ucpTools: readonly Tool[] = [
     input: z.strictObject({ meta: Meta, id: Id }),
     output: UcpObject,
     async handler({ id }, ctx) {
-      const owner = ownerOf(ctx);
-      const session = await ctx.db.checkoutSession.findUnique({ where: { orderId: id } });
-      if (!session || session.apiKeyId !== owner.keyId || session.protocol !== 'ucp') throw new AppError('not_found', `No order with id "${id}".`);
-      const order = await loadOrder(ctx.db, id);
-      const shippedAt = order.shippedAt ?? null;
-      return orderOf(orderFacts(order), sessionFulfillment(session), orderUrlOf(publicBase(ctx.config), id), shippedAt ? { shippedAt: shippedAt.toISOString() } : null);
+      const session = await ownOrder(ctx.db, ownerOf(ctx), id);
+      return renderedOrder(ctx, await loadOrder(ctx.db, id), session, storedRecord(session.orderRecord));
     },
   }),
 ];
+
+/** An order of one of the caller's UCP checkouts, with its session; any other is missing (ids reveal nothing). */
+async function ownOrder(db: ReadContext['db'], owner: SessionOwner, id: string, lock = false): Promise<CheckoutSession> {
+  const [session] = lock
+    ? await db.$queryRaw<CheckoutSession[]>`SELECT * FROM "CheckoutSession" WHERE "orderId" = ${id} FOR UPDATE`
+    : [await db.checkoutSession.findUnique({ where: { orderId: id } })];
+  if (!session || session.apiKeyId !== owner.keyId || session.protocol !== 'ucp') throw new AppError('not_found', `No order with id "${id}".`);
+  return session;
+}
+
+const renderedOrder = (ctx: ReadContext | WriteContext, order: LoadedOrder, session: CheckoutSession, record: OrderRecord) =>
+  orderOf(orderFacts(order), sessionFulfillment(session), orderUrlOf(publicBase(ctx.config), order.id), order.shippedAt ? { shippedAt: order.shippedAt.toISOString() } : null, record);
+
+/** The carrier and tracking of a shipped event, as orders.update_status would store them (an https tracking page only). */
+const shipmentOf = (e: RecordedEvent): Shipment => ({
+  ...(e.carrier && e.carrier.length <= 100 ? { carrier: e.carrier } : {}),
+  ...(e.tracking_number && e.tracking_number.length <= 100 ? { trackingNumber: e.tracking_number } : {}),
+  ...(e.tracking_url && httpsUrl().safeParse(e.tracking_url).success ? { trackingUrl: e.tracking_url } : {}),
+});
+
+const SHIPPED_OR_LATER = new Set(['shipped', 'delivered', 'completed']);
+
+/**
+ * UCP's order as its business writes it (REST only, PUT /ucp/orders/{id}; docs/agentic-checkout.md, reading 17): a key
+ * with orders:write, which may move any order through the order tools, records fulfillment events and adjustments on
+ * an order of its own UCP checkouts. A new shipped event ships the order as orders.update_status does.
+ */
+export const ucpRestTools: readonly Tool[] = [defineTool({
+  name: 'update_order',
+  title: 'Record events on a UCP order',
+  description: 'UCP (REST only): records fulfillment events and adjustments on an order of one of the caller’s checkouts; a new shipped event ships the order.',
+  scope: 'orders:write',
+  kind: 'write',
+  errors: ['not_found'],
+  // A shipment moves stock and money states on; undoing it is another transition, not a restore (as orders.update_status).
+  audit: { appendOnly: ['checkout_session', 'order'] },
+  input: z.strictObject({ meta: Meta, id: Id, order: UcpObject }),
+  output: UcpObject,
+  async handler({ id, order: body }, ctx) {
+    const update = parsed(OrderUpdateRequest, body, 'order');
+    const session = await ownOrder(ctx.db, ownerOf(ctx), id, true);
+    let order = await loadOrder(ctx.db, id);
+    const items = new Set(order.items.map((i) => i.id));
+    const refs = [...(update.fulfillment?.events ?? []), ...(update.adjustments ?? [])].flatMap((e) => e.line_items ?? []);
+    const unknown = refs.find((l) => !items.has(l.id));
+    if (unknown) throw new AppError('invalid_request', `order: line item "${unknown.id}" is not a line item of order "${id}".`);
+    const { record, added } = recordUpdate(storedRecord(session.orderRecord), update);
+    const shipped = added.find((e) => e.type === 'shipped');
+    // The event is recorded either way (it says what happened); the order moves only where orders.update_status
+    // could move it, and says so when it does not (an order still awaiting its payment is not shipped by a report).
+    const ships = shipped !== undefined && !SHIPPED_OR_LATER.has(order.status);
+    const held = ships && !legalTargets(order.status).includes('shipped') ? order.status : null;
+    if (shipped && ships && !held) {
+      const moved = await changeOrderStatus(ctx.db, id, 'shipped', { email: ctx.config.email, shipment: shipmentOf(shipped) });
+      ctx.audit({ entityType: 'order', entityId: id, before: plainJson(moved.before), after: plainJson(moved.after), ...(moved.meta ? { meta: moved.meta } : {}) });
+      order = moved.after;
+    }
+    const after = await ctx.db.checkoutSession.update({ where: { id: session.id }, data: { orderRecord: toJsonValue(record), updatedAt: new Date() } });
+    audited(ctx, session, after, { orderId: id });
+    const messages = held ? [{ type: 'warning', code: 'status_unchanged', path: '$.fulfillment.events', content: `The shipment is recorded; the order stays ${held} (it cannot move to shipped from there).` }] : [];
+    return { ...renderedOrder(ctx, order, after, record), ...(messages.length > 0 ? { messages } : {}) };
+  },
+})];
 
 type LoadedOrder = Awaited<ReturnType<typeof loadOrder>>;
 

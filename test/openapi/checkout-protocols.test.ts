@@ -30,12 +30,13 @@ describe('openapi/checkout.json', () => {
 
   it('tags every ACP operation acp and every UCP operation ucp, each with the protocol’s error shape', () => {
     expect(doc.tags.map((tag: Json) => tag.name)).toEqual(['acp', 'ucp']);
-    expect(operations.length).toBe(11);
+    expect(operations.length).toBe(12);
     for (const { path, op } of operations) {
       const tag = path.split('/')[1];
       expect(op.tags, path).toEqual([tag]);
       expect(op.responses['429'].content['application/json'].schema.$ref, path).toBe(`#/components/schemas/${tag === 'acp' ? 'AcpError' : 'UcpErrorResponse'}`);
-      expect(op.security).toEqual([{ bearerAuth: ['checkout:agent'] }]);
+      // Recording on a UCP order is the business's write (reading 17): orders:write; every other operation is a platform's.
+      expect(op.security).toEqual([{ bearerAuth: [op.operationId === 'ucp.updateOrder' ? 'orders:write' : 'checkout:agent'] }]);
     }
   });
 

@@ -13,7 +13,7 @@ it('20 concurrent completions of a variant with stock 3 place exactly 3 orders',
   const completed = answers.filter((a) => a.statusCode === 200);
   expect(completed).toHaveLength(3);
   for (const a of completed) expect(checkout(a).status).toBe('completed');
-  for (const a of answers.filter((x) => x.statusCode !== 200)) ucpError(a, 422, 'out_of_stock');
+  for (const a of answers.filter((x) => x.statusCode !== 200)) ucpError(a, 400, 'out_of_stock');
   expect((await ctx.t.db.productVariant.findUniqueOrThrow({ where: { id: 'pot_ceramic' } })).stock).toBe(0n);
   expect(await ctx.t.db.order.count({ where: { channel: 'ucp', items: { some: { variantId: 'pot_ceramic' } } } })).toBe(3);
   expect(await ctx.t.db.checkoutSession.count({ where: { id: { in: sessions.map((s) => s.id) }, status: 'completed' } })).toBe(3);

@@ -67,11 +67,25 @@ export function checkout(res: LightMyRequestResponse, status = 200): Record<stri
   return body;
 }
 
+/**
+ * Asserts the status and that the body is the protocol's error response, plus `detail` (the first message's content
+ * again, for clients reading the conformance suite's error shape; docs/agentic-checkout.md, reading 16).
+ */
 export function ucpError(res: LightMyRequestResponse, status: number, code?: string): UcpError {
   expect(res.statusCode, res.body).toBe(status);
-  const body = res.json();
-  expectValid(body, [ERROR_SCHEMA]);
+  const body = errorBody(res.json(), status);
   if (code) expect(body.messages[0].code).toBe(code);
+  return body;
+}
+
+/**
+ * A REST error body: the protocol's error response, plus (only on a 400) `detail`, its first message's content again;
+ * every other error is the schema's alone.
+ */
+export function errorBody(json: unknown, status: number): UcpError {
+  const { detail, ...body } = json as UcpError & { detail?: unknown };
+  expectValid(body, [ERROR_SCHEMA]);
+  expect(detail).toBe(status === 400 ? body.messages[0].content : undefined);
   return body;
 }
 

@@ -31,12 +31,27 @@ describe('create and read', () => {
     expect(again.id).toBe(c.id);
   });
 
-  it('flags a line out of stock and an unknown item as errors of their lines', async () => {
-    const c = await create({ line_items: lines([['gardenias', 1], ['pink_wumpus', 1]]) });
-    expect(c.status).toBe('incomplete');
-    const byPath = Object.fromEntries(c.messages.map((m) => [m.path, m.code]));
-    expect(byPath['$.line_items[0]']).toBe('out_of_stock');
-    expect(byPath['$.line_items[1]']).toBe('item_unavailable');
+  it('refuses a create naming an item out of stock or unknown (400, nothing created)', async () => {
+    const sessions = await ctx.t.db.checkoutSession.count();
+    const short = ucpError(await ucp(ctx.t, ctx.p, 'POST', '/ucp/checkout-sessions', { line_items: lines([[ROSES, 1], ['gardenias', 1]]) }), 400, 'out_of_stock');
+    expect(short.messages[0].content).toMatch(/^Insufficient stock: .*\(line_items\[1\]\)$/);
+    const unknown = ucpError(await ucp(ctx.t, ctx.p, 'POST', '/ucp/checkout-sessions', { line_items: lines([['pink_wumpus', 1]]) }), 400, 'invalid_request');
+    expect(unknown.messages[0].content).toBe('Item "pink_wumpus" not found (line_items[0]).');
+    expect(await ctx.t.db.checkoutSession.count()).toBe(sessions);
+  });
+
+  it('refuses an update asking for more than the stock (400, the checkout unchanged); a line that runs out later is a message', async () => {
+    const c = await create();
+    const res = await ucp(ctx.t, ctx.p, 'PUT', `/ucp/checkout-sessions/${c.id}`, { line_items: lines([[ROSES, 100_000]]) });
+    expect(ucpError(res, 400, 'out_of_stock').messages[0].content).toMatch(/Insufficient stock/);
+    const row = await ctx.t.db.checkoutSession.findUniqueOrThrow({ where: { id: c.id } });
+    expect(row.lines).toEqual([expect.objectContaining({ variantId: ROSES, quantity: 1 })]);
+    await ctx.t.db.productVariant.update({ where: { id: 'pot_ceramic' }, data: { stock: 1 } });
+    const later = await create({ line_items: lines([['pot_ceramic', 1]]) });
+    await ctx.t.db.productVariant.update({ where: { id: 'pot_ceramic' }, data: { stock: 0 } });
+    const read = checkout(await ucp(ctx.t, ctx.p, 'GET', `/ucp/checkout-sessions/${later.id}`));
+    expect(read.messages.find((m) => m.path === '$.line_items[0]')?.code).toBe('out_of_stock');
+    await ctx.t.db.productVariant.update({ where: { id: 'pot_ceramic' }, data: { stock: 2000 } });
   });
 
   it('is ready for completion once buyer, address and option are given, with shipping in the totals', async () => {
@@ -148,13 +163,17 @@ describe('complete', () => {
     expect(await ctx.t.db.order.count({ where: { acpSessionId: c.id } })).toBe(0);
   });
 
-  it('refuses to complete an incomplete checkout, and answers out of stock with 422 out_of_stock', async () => {
+  it('refuses to complete an incomplete checkout, and one whose line ran out, with 400', async () => {
     const c = await create();
-    ucpError(await ucp(ctx.t, ctx.p, 'POST', `/ucp/checkout-sessions/${c.id}/complete`, paymentWith('success_token')), 422, 'checkout_session_incomplete');
+    const incomplete = ucpError(await ucp(ctx.t, ctx.p, 'POST', `/ucp/checkout-sessions/${c.id}/complete`, paymentWith('success_token')), 400, 'checkout_session_incomplete');
+    expect(incomplete.messages[0].content).toMatch(/^Fulfillment address and option must be selected\. fulfillment\.address: /);
     // Nor is an incomplete checkout sent to the storefront for payment.
-    ucpError(await ucp(ctx.t, ctx.p, 'POST', `/ucp/checkout-sessions/${c.id}/complete`, paymentWith('tok', 'com.example.wallet')), 422, 'checkout_session_incomplete');
-    const gone = await create(createBody([['gardenias', 1]], true));
-    ucpError(await ucp(ctx.t, ctx.p, 'POST', `/ucp/checkout-sessions/${gone.id}/complete`, paymentWith('success_token')), 422, 'out_of_stock');
+    ucpError(await ucp(ctx.t, ctx.p, 'POST', `/ucp/checkout-sessions/${c.id}/complete`, paymentWith('tok', 'com.example.wallet')), 400, 'checkout_session_incomplete');
+    const gone = await create(createBody([['pot_ceramic', 1]], true));
+    await ctx.t.db.productVariant.update({ where: { id: 'pot_ceramic' }, data: { stock: 0 } });
+    ucpError(await ucp(ctx.t, ctx.p, 'POST', `/ucp/checkout-sessions/${gone.id}/complete`, paymentWith('success_token')), 400, 'out_of_stock');
+    await ctx.t.db.productVariant.update({ where: { id: 'pot_ceramic' }, data: { stock: 2000 } });
+    expect(await ctx.t.db.order.count({ where: { acpSessionId: { in: [c.id, gone.id] } } })).toBe(0);
   });
 });
 

@@ -1,6 +1,6 @@
 // `seed --ucp-flower-shop <folder>`: the UCP conformance suite's flower shop (its CSV files, and the JSON inputs the
 // suite reads beside them) loaded into this service (docs/agentic-checkout.md, "Conformance"), so the suite runs
-// against a fresh database. Each product becomes a product with one variant whose id is the shop's product id: UCP
+// against a fresh database (its known customers' addresses in the shop's address book). Each product becomes a product with one variant whose id is the shop's product id: UCP
 // line items name variants, and the suite names the flower shop's ids. Idempotent: a second run resets the same rows
 // to the files.
 import { existsSync, readFileSync } from 'node:fs';
@@ -8,6 +8,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../errors.ts';
+import type { SessionAddress } from '../../domain/checkout-session.ts';
+import { bookEmail, fingerprintOf } from '../../services/buyer-addresses.ts';
 import { normalizeCode } from '../../services/discounts.ts';
 import { loadSettings } from '../../services/settings.ts';
 
@@ -163,11 +165,36 @@ async function seedShipping(db: Db, folder: string): Promise<number> {
   return rates.length;
 }
 
+/**
+ * The known customers' saved addresses (customers.csv, addresses.csv) in the shop's address book, under the files'
+ * ids, with the customer's name split into first and last (docs/agentic-checkout.md, reading 15).
+ */
+async function seedAddresses(db: Db, folder: string): Promise<number> {
+  const customers = new Map(readCsv(folder, 'customers.csv').map((c) => [c.id, c]));
+  const rows = readCsv(folder, 'addresses.csv').flatMap((a) => {
+    const customer = customers.get(a.customer_id);
+    return customer?.email ? [{ a, customer }] : [];
+  });
+  for (const { a, customer } of rows) {
+    const [firstName, ...rest] = (customer.name ?? '').trim().split(/\s+/);
+    const address: SessionAddress = {
+      ...(firstName ? { firstName } : {}), ...(rest.length > 0 ? { lastName: rest.join(' ') } : {}),
+      streetAddress: a.street_address, locality: a.city, region: a.state, postalCode: a.postal_code, country: a.country,
+    };
+    const data = { email: bookEmail(customer.email), address, fingerprint: fingerprintOf(address) };
+    // An entry of the same place saved meanwhile under another id gives way to the file's.
+    await db.buyerAddress.deleteMany({ where: { email: data.email, fingerprint: data.fingerprint, id: { not: a.id } } });
+    await db.buyerAddress.upsert({ where: { id: a.id }, update: data, create: { id: a.id, ...data } });
+  }
+  return rows.length;
+}
+
 export async function seedFlowerShop(db: Db, folder: string): Promise<Record<string, number>> {
   const input = readJson(folder, 'conformance_input.json', ConformanceInput);
   const fixtures = readJson(folder, 'test_fixtures.json', TestFixtures);
   const products = await seedProducts(db, folder, input);
   const discounts = await seedDiscounts(db, folder, fixtures);
   const shippingRates = await seedShipping(db, folder);
-  return { products, discounts, shippingRates };
+  const addresses = await seedAddresses(db, folder);
+  return { products, discounts, shippingRates, addresses };
 }

@@ -4,6 +4,7 @@
 // ignored, as the schemas allow (additionalProperties).
 import { z } from 'zod';
 import type { SessionAddress, SessionBuyer, SessionConsent, SessionFulfillment, SessionIssue } from '../../domain/checkout-session.ts';
+import type { BookEntry } from '../../services/buyer-addresses.ts';
 import type { SessionChanges, SessionView } from '../../services/checkout-sessions.ts';
 
 export const UCP_VERSION = '2026-04-08';
@@ -126,14 +127,16 @@ const addressOut = (a: SessionAddress): Record<string, string> =>
  * The fulfillment the platform chose: the shipping method's selected destination (or its only one) and the option
  * selected in its first group. Pickup is not offered by this shop; a pickup method is ignored.
  */
-function fulfillmentOf(f: NonNullable<CheckoutRequest['fulfillment']>, current: SessionFulfillment | null): SessionFulfillment | null {
+function fulfillmentOf(f: NonNullable<CheckoutRequest['fulfillment']>, current: SessionFulfillment | null, book: readonly BookEntry[]): SessionFulfillment | null {
   const method = f.methods?.find((m) => (m.type ?? 'shipping') === 'shipping');
   if (!method) return current;
   const destinations = method.destinations ?? [];
   // A destination without an id (or with an empty one) is the first one's default id.
   const selectedId = method.selected_destination_id || (destinations.length === 1 ? (destinations[0].id || 'dest_1') : null);
   const named = destinations.find((d, i) => (d.id || (i === 0 ? 'dest_1' : undefined)) === selectedId);
-  const address = named ? addressOf(named) : selectedId !== null && current?.destinationId === selectedId ? current.address : null;
+  // A destination the platform only names by id: the one the session has, else a saved address offered to it.
+  const saved = book.find((e) => e.id === selectedId)?.address ?? null;
+  const address = named ? addressOf(named) : selectedId !== null && current?.destinationId === selectedId ? current.address : saved;
   const optionId = method.groups?.find((g) => g.selected_option_id)?.selected_option_id ?? null;
   return {
     destinationId: address ? selectedId : null,
@@ -158,14 +161,40 @@ const consentOf = (c: z.infer<typeof Consent>): SessionConsent =>
 const consentOut = (c: SessionConsent): Record<string, boolean> =>
   Object.fromEntries(CONSENT_FIELDS.flatMap(([ours, theirs]) => (c[ours] === undefined ? [] : [[theirs, c[ours]]])));
 
-/** The core's changes from a create or update body; what the body leaves out stays as it is. */
-export function changesOf(body: CheckoutRequest, current: SessionView | null): SessionChanges {
+/**
+ * The core's changes from a create or update body; what the body leaves out stays as it is. `book`: the buyer's saved
+ * addresses the caller may offer (a destination may be selected by their ids).
+ */
+export function changesOf(body: CheckoutRequest, current: SessionView | null, book: readonly BookEntry[] = []): SessionChanges {
   return {
     lines: body.line_items.map((l) => ({ ...(l.id ? { id: l.id } : {}), variantId: l.item.id, quantity: l.quantity })),
     ...(body.buyer !== undefined ? { buyer: body.buyer === null ? null : buyerOf(body.buyer) } : {}),
-    ...(body.fulfillment ? { fulfillment: fulfillmentOf(body.fulfillment, current?.fulfillment ?? null) } : body.fulfillment === null ? { fulfillment: null } : {}),
+    ...(body.fulfillment ? { fulfillment: fulfillmentOf(body.fulfillment, current?.fulfillment ?? null, book) } : body.fulfillment === null ? { fulfillment: null } : {}),
     ...(body.discounts !== undefined ? { discountCodes: body.discounts?.codes ?? [] } : {}),
   };
+}
+
+/**
+ * The body with an id on every shipping destination sent without one (or with an empty one): the id `save` gives
+ * its address (the buyer's address book's; null leaves it without). Destinations with ids of the platform's own are
+ * left as they are.
+ */
+export async function withSavedIds(body: CheckoutRequest, save: (address: SessionAddress) => Promise<string | null>): Promise<CheckoutRequest> {
+  if (!body.fulfillment?.methods) return body;
+  const methods = [];
+  for (const m of body.fulfillment.methods) {
+    if ((m.type ?? 'shipping') !== 'shipping' || !m.destinations) {
+      methods.push(m);
+      continue;
+    }
+    const destinations = [];
+    for (const d of m.destinations) {
+      const id = d.id ? null : await save(addressOf(d));
+      destinations.push(id ? { ...d, id } : d);
+    }
+    methods.push({ ...m, destinations });
+  }
+  return { ...body, fulfillment: { ...body.fulfillment, methods } };
 }
 
 // ---- Responses ------------------------------------------------------------------------------------------------
@@ -207,7 +236,7 @@ const METHOD_ID = 'shipping';
 const GROUP_ID = 'group_1';
 
 /** A session as UCP's checkout object (with the fulfillment, discount and order extensions). */
-export function checkoutOf(v: SessionView, opts: { handlers: HandlerRegistry; orderUrl: (id: string) => string; continueUrl: string }) {
+export function checkoutOf(v: SessionView, opts: { handlers: HandlerRegistry; orderUrl: (id: string) => string; continueUrl: string; offered?: readonly BookEntry[] }) {
   const lineIds = v.lines.map((l) => l.id);
   const address = v.fulfillment.address;
   return {
@@ -246,8 +275,10 @@ export function checkoutOf(v: SessionView, opts: { handlers: HandlerRegistry; or
         id: METHOD_ID,
         type: 'shipping',
         line_item_ids: lineIds,
-        // No destination given yet: none is listed (this shop keeps no address book to offer).
-        ...(address ? { destinations: [{ id: v.fulfillment.destinationId || 'dest_1', ...addressOut(address) }], selected_destination_id: v.fulfillment.destinationId || 'dest_1' } : {}),
+        // No destination given yet: the buyer's saved addresses are offered when the caller may see them, else none is listed.
+        ...(address
+          ? { destinations: [{ id: v.fulfillment.destinationId || 'dest_1', ...addressOut(address) }], selected_destination_id: v.fulfillment.destinationId || 'dest_1' }
+          : opts.offered && opts.offered.length > 0 ? { destinations: opts.offered.map((e) => ({ id: e.id, ...addressOut(e.address) })) } : {}),
         groups: [{
           id: GROUP_ID,
           line_item_ids: lineIds,
@@ -283,10 +314,83 @@ export type OrderFacts = {
 /** When the order shipped (for its fulfillment event), if it has. */
 export type ShipmentFacts = { shippedAt: string } | null;
 
+// ---- Order updates (PUT /ucp/orders/{id}) ---------------------------------------------------------------------
+
+const LineRef = z.looseObject({ id: text(200).min(1), quantity: z.number().int() });
+
+/** A fulfillment event as the order schema has it (types/fulfillment_event.json); other fields are kept as sent. */
+const FulfillmentEvent = z.looseObject({
+  id: text(200).min(1),
+  occurred_at: z.iso.datetime({ offset: true }),
+  type: text(100).min(1),
+  line_items: z.array(LineRef).max(1000),
+  tracking_number: text(200).optional(),
+  tracking_url: z.url().max(2000).optional(),
+  carrier: text(200).optional(),
+  description: text(2000).optional(),
+});
+
+/** An adjustment as the order schema has it (types/adjustment.json); other fields are kept as sent. */
+const Adjustment = z.looseObject({
+  id: text(200).min(1),
+  type: text(100).min(1),
+  occurred_at: z.iso.datetime({ offset: true }),
+  status: z.enum(['pending', 'completed', 'failed']),
+  line_items: z.array(LineRef).max(1000).optional(),
+  totals: z.array(z.looseObject({ type: text(100), amount: z.number().int() })).max(50).optional(),
+  description: text(2000).optional(),
+});
+
+/**
+ * An order update: the order entity as the caller read it, with the events and adjustments it adds. Only those two
+ * lists are read; the rest of the entity is the business's and is left as it is.
+ */
+export const OrderUpdateRequest = z.looseObject({
+  fulfillment: z.looseObject({ events: z.array(FulfillmentEvent).max(200).optional() }).optional(),
+  adjustments: z.array(Adjustment).max(200).optional(),
+});
+export type OrderUpdateRequest = z.infer<typeof OrderUpdateRequest>;
+export type RecordedEvent = z.infer<typeof FulfillmentEvent>;
+export type RecordedAdjustment = z.infer<typeof Adjustment>;
+
+/** What was recorded on an order through its updates: events appended, adjustments appended or updated by id. */
+export type OrderRecord = { events: RecordedEvent[]; adjustments: RecordedAdjustment[] };
+const StoredRecord = z.object({ events: z.array(FulfillmentEvent), adjustments: z.array(Adjustment) });
+
+/** The record kept with a session (written only by recordUpdate); none yet is an empty one. */
+export function storedRecord(value: unknown): OrderRecord {
+  const stored = StoredRecord.safeParse(value);
+  return stored.success ? stored.data : { events: [], adjustments: [] };
+}
+
+/**
+ * The record after an update. Events are an append-only log: one of a known id is not changed, and none is removed.
+ * Adjustments are appended too; one of a known id replaces it (the order spec lets a business move an adjustment
+ * from pending to completed in place). Returns the events that are new.
+ */
+export function recordUpdate(current: OrderRecord, body: OrderUpdateRequest): { record: OrderRecord; added: RecordedEvent[] } {
+  const known = new Set(current.events.map((e) => e.id));
+  const added: RecordedEvent[] = [];
+  for (const e of body.fulfillment?.events ?? []) {
+    if (known.has(e.id)) continue;
+    known.add(e.id);
+    added.push(e);
+  }
+  const adjustments = [...current.adjustments];
+  for (const a of body.adjustments ?? []) {
+    const at = adjustments.findIndex((x) => x.id === a.id);
+    if (at >= 0) adjustments[at] = a;
+    else adjustments.push(a);
+  }
+  return { record: { events: [...current.events, ...added], adjustments }, added };
+}
+
 const SHIPPED_OR_LATER = new Set(['shipped', 'delivered']);
 
 /** An order placed from a UCP session as the protocol's order entity (GET /ucp/orders/{id} and webhooks). */
-export function orderOf(o: OrderFacts, fulfillment: Pick<SessionFulfillment, 'address' | 'optionTitle'> | null, permalink: string, shipment: ShipmentFacts) {
+export function orderOf(
+  o: OrderFacts, fulfillment: Pick<SessionFulfillment, 'address' | 'optionTitle'> | null, permalink: string, shipment: ShipmentFacts, record: OrderRecord | null = null,
+) {
   const destination = fulfillment?.address ?? null;
   const shipped = SHIPPED_OR_LATER.has(o.status);
   const removed = o.status === 'cancelled' || o.status === 'refunded';
@@ -308,7 +412,8 @@ export function orderOf(o: OrderFacts, fulfillment: Pick<SessionFulfillment, 'ad
         id: 'exp_1', line_items: lines, method_type: 'shipping', destination: addressOut(destination),
         ...(fulfillment?.optionTitle ? { description: fulfillment.optionTitle } : {}),
       }] : [],
-      events: shipped && shipment ? [{
+      // The shipment the shop recorded itself, unless an update recorded it as an event of its own.
+      events: [...(shipped && shipment && !record?.events.some((e) => e.type === 'shipped') ? [{
         id: `shp_${o.id}`,
         occurred_at: shipment.shippedAt,
         type: 'shipped',
@@ -316,8 +421,9 @@ export function orderOf(o: OrderFacts, fulfillment: Pick<SessionFulfillment, 'ad
         ...(o.trackingNumber ? { tracking_number: o.trackingNumber } : {}),
         ...(o.trackingUrl && /^https?:\/\//.test(o.trackingUrl) ? { tracking_url: o.trackingUrl } : {}),
         ...(o.carrier ? { carrier: o.carrier } : {}),
-      }] : [],
+      }] : []), ...(record?.events ?? [])],
     },
+    ...(record && record.adjustments.length > 0 ? { adjustments: record.adjustments } : {}),
     currency: o.currency,
     totals: [
       { type: 'subtotal', amount: o.subtotalDkk },
