@@ -12,7 +12,7 @@ import { eventsOf } from '../events/outbox.ts';
 import { paymentHandlers } from '../protocols/ucp/payment.ts';
 import { profileOfHeader, platformOf } from '../protocols/ucp/platform.ts';
 import { signingKeys } from '../protocols/ucp/signing.ts';
-import { CAPABILITIES, errorOf, UCP_VERSION } from '../protocols/ucp/wire.ts';
+import { CAPABILITIES, errorCodeOfProblem, errorOf, severityOfProblem, UCP_VERSION } from '../protocols/ucp/wire.ts';
 import type { Change, Tool } from '../registry/define-tool.ts';
 import { parseIdempotencyKey, recordWrite } from '../registry/idempotency.ts';
 import { invokeTool, type InvokeDeps } from '../registry/invoke-tool.ts';
@@ -68,10 +68,8 @@ const UCP_STATUS: Partial<Record<ProblemCode, number>> = { idempotency_key_reuse
 function ucpError(err: unknown, instance: string, statuses: Partial<Record<ProblemCode, number>> = UCP_STATUS) {
   const fastify = err instanceof Error && 'code' in err ? fromFastifyError(err as FastifyError) : null;
   const problem = toProblem(fastify ?? err, instance);
-  const reused = problem.code === 'idempotency_key_reused';
-  const severity = problem.code === 'checkout_session_incomplete' ? 'requires_buyer_input' : problem.status >= 500 || problem.status === 429 ? 'recoverable' : 'unrecoverable';
   const status = statuses[problem.code] ?? problem.status;
-  const error = errorOf(reused ? 'idempotency_conflict' : problem.code, problem.detail, severity);
+  const error = errorOf(errorCodeOfProblem(problem.code), problem.detail, severityOfProblem(problem));
   return { status, body: status === 400 ? { ...error, detail: problem.detail } : error, headers: err instanceof AppError ? err.headers : undefined };
 }
 

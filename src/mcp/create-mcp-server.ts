@@ -65,6 +65,11 @@ export type McpRequestScope = {
   /** The problem `instance` for failures of this HTTP request. */
   instance: string;
   countToolCall: InvokeRequest['countToolCall'];
+  /**
+   * Counts a call of a checkout protocol's tool (scope checkout:agent) against the per-platform limit, as the
+   * protocols' REST routes count every request (docs/agentic-checkout.md, "Rate limits"); 429 past it.
+   */
+  countPlatformCall: () => Promise<void>;
   /** `full`: every tool the caller may use; `discovery`: three meta-tools that find, describe and call them. */
   toolset: 'full' | 'discovery';
   /** `$defs`/`$ref` in tool schemas, from 2025-11-25 on; inlined for older clients. */
@@ -186,11 +191,13 @@ async function approvalRound(
 }
 
 function invokeFor(deps: InvokeDeps, scope: McpRequestScope, tool: Tool) {
-  return (callBody: unknown, idempotencyKey: string | undefined): Promise<InvokeResult> =>
-    invokeTool(deps, {
+  return async (callBody: unknown, idempotencyKey: string | undefined): Promise<InvokeResult> => {
+    if (tool.scope === 'checkout:agent') await scope.countPlatformCall();
+    return invokeTool(deps, {
       tool, body: callBody, principal: scope.principal, requestId: scope.requestId, clientAddress: scope.clientAddress, log: scope.log, idempotencyKey,
       countToolCall: scope.countToolCall,
     });
+  };
 }
 
 /** The MCP spec makes an unknown tool a protocol error (-32602); data still carries our problem. */

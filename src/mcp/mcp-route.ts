@@ -113,6 +113,9 @@ export function registerMcp(app: FastifyInstance, opts: McpRouteOptions): McpDis
         if (left > 0) ahead?.set(name, left - 1);
         else await count(req, limiters.tool(name, limit));
       },
+      countPlatformCall: async () => {
+        if (req.principal) await count(req, limiters.checkout);
+      },
       toolset: toolsetOf(req),
       schemaStyle: schemaStyleOf(req),
       nonObjectArguments,

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
 import { toProblem } from '../errors.ts';
-import { errorOf } from '../protocols/ucp/wire.ts';
+import { errorCodeOfProblem, errorOf, severityOfProblem } from '../protocols/ucp/wire.ts';
 import type { InvokeResult } from '../registry/invoke-tool.ts';
 
 /** Where a success result keeps its structuredContent's JSON (its text block), invisible to JSON and to the SDK. */
@@ -35,6 +35,6 @@ export function toolError(err: unknown, instance: string, log: FastifyBaseLogger
 export function protocolToolError(err: unknown, instance: string, log: FastifyBaseLogger): CallToolResult {
   const problem = toProblem(err, instance);
   if (problem.status >= 500) log.error({ err }, 'MCP tool call failed');
-  const body = errorOf(problem.code === 'idempotency_key_reused' ? 'idempotency_conflict' : problem.code, problem.detail, problem.status >= 500 ? 'recoverable' : 'unrecoverable');
+  const body = errorOf(errorCodeOfProblem(problem.code), problem.detail, severityOfProblem(problem));
   return { isError: true, structuredContent: body, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }

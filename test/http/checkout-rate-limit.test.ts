@@ -45,3 +45,32 @@ it('counts a platform’s requests over both protocols and refuses the next one 
   acpError(await acpGet(other), 404, 'not_found');
   expect((await t.call('products.search', {}, platform)).statusCode).toBe(200);
 });
+
+const mcpGetCheckout = (key: string) =>
+  t.app.inject({
+    method: 'POST', url: '/api/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}`, 'mcp-protocol-version': '2025-11-25' },
+    payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_checkout', arguments: { meta: { 'ucp-agent': { profile: 'https://platform.example/profile' } }, id: 'chk_missing' } } },
+  });
+
+it('counts the UCP binding’s tools over MCP against the same per-platform budget as its REST routes', async () => {
+  const platform = await t.key(['checkout:agent', 'catalog:read']);
+  expect((await ucpGet(platform)).statusCode).toBe(404);
+  for (let i = 0; i < 2; i++) {
+    const res = await mcpGetCheckout(platform);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().result.structuredContent.messages[0].code).toBe('not_found');
+  }
+  // The fourth call of the platform, over MCP, is past RATE_LIMIT_CHECKOUT_MAX; its REST budget is spent with it.
+  const refused = (await mcpGetCheckout(platform)).json().result;
+  expect(refused.isError).toBe(true);
+  expect(refused.structuredContent.messages[0]).toMatchObject({ code: 'rate_limited', severity: 'recoverable' });
+  ucpError(await ucpGet(platform), 429, 'rate_limited');
+  // Tools of the service itself are not counted against it.
+  const search = await t.app.inject({
+    method: 'POST', url: '/api/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${platform}`, 'mcp-protocol-version': '2025-11-25' },
+    payload: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'products.search', arguments: {} } },
+  });
+  expect(search.json().result.isError ?? false).toBe(false);
+});

@@ -293,6 +293,18 @@ export function checkoutOf(v: SessionView, opts: { handlers: HandlerRegistry; or
   };
 }
 
+/**
+ * An error's severity in UCP's terms: a checkout that lacks what the buyer must give needs the buyer; what may pass
+ * by itself (a server failure, a rate limit) is recoverable by retrying; anything else is not.
+ */
+export function severityOfProblem(problem: { code: string; status: number }): 'recoverable' | 'requires_buyer_input' | 'unrecoverable' {
+  if (problem.code === 'checkout_session_incomplete') return 'requires_buyer_input';
+  return problem.status >= 500 || problem.status === 429 ? 'recoverable' : 'unrecoverable';
+}
+
+/** The error code UCP knows for a problem: the same Idempotency-Key with another request is its idempotency_conflict. */
+export const errorCodeOfProblem = (code: string) => (code === 'idempotency_key_reused' ? 'idempotency_conflict' : code);
+
 /** UCP's error response: what an operation that produced no checkout or order answers. */
 export function errorOf(code: string, content: string, severity: 'recoverable' | 'requires_buyer_input' | 'unrecoverable' = 'unrecoverable', continueUrl?: string) {
   return {
