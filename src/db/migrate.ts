@@ -113,8 +113,8 @@ export async function migrate(connectionString: string, opts: MigrateOptions = {
 }
 
 /**
- * The usual case, every start and every CLI command: all applied already. One read, without the lock or the
- * bookkeeping table's DDL (three round trips fewer). Anything else — no table yet, something pending, a migration
+ * The usual case, every start and every CLI command: all applied already. One read, without the lock, the
+ * bookkeeping table's DDL and their seven round trips. Anything else — no table yet, something pending, a migration
  * another process has started and not finished — is left to the locked path, which waits for that process.
  */
 async function upToDate(client: pg.Client, local: LocalMigration[], log: (msg: string) => void): Promise<boolean> {
