@@ -15,7 +15,7 @@
 // this runs (a second instance, a test, another CLI command) reads either the old bundle or the new one, never half
 // of one.
 import { build } from 'esbuild';
-import { mkdir, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CLI_BUNDLE } from './cli-bundle.mjs';
@@ -41,6 +41,35 @@ export async function buildEntries(entries) {
 }
 
 /**
+ * The dependencies of the CLI's everyday commands, bundled into its chunks instead of imported from node_modules:
+ * on Node 20, without a compile cache, each file of a package is one more resolve, read and compile, and zod alone
+ * is ~110 of them (its ES modules). Prisma stays outside (only `seed` loads it), and so does pg, which Prisma's
+ * adapter loads too: `seed` hands the adapter a pool made by the CLI's code, and one made by a second copy of pg
+ * fails in it. CommonJS code in an ES module bundle needs `require` for Node's built-ins, hence the banner.
+ */
+const CLI_BUNDLED = new Set(['zod', 'commander', '@commander-js/extra-typings', 'jose', 'ipaddr.js']);
+const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+/**
+ * zod's translations of its error messages into some forty languages, nearly half of its code (360 kB the CLI would
+ * parse on every command): nothing in src/ picks one (the default English messages are imported on their own), so
+ * the CLI's `z.locales` is left empty.
+ */
+const withoutZodLocales = {
+  name: 'without-zod-locales',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (args.importer.includes(`${path.sep}zod${path.sep}`) ? { path: 'zod-locales', namespace: 'empty' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: 'export {};', loader: 'js' }));
+  },
+};
+
+const CLI_DEPENDENCIES = {
+  plugins: [withoutZodLocales],
+  packages: undefined,
+  external: [...Object.keys(manifest.dependencies), ...Object.keys(manifest.devDependencies)].filter((name) => !CLI_BUNDLED.has(name)),
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+};
+
+/**
  * The CLI, split into chunks (.build/cli/): a command loads only what it runs, so `--help` or a usage error never
  * loads Prisma or pg, which the database commands import lazily (src/cli/database.ts). The chunks (named by their
  * content) are written first and the entry last, then the list of inputs that scripts/cli.mjs compares with the
@@ -50,6 +79,7 @@ export async function buildCli() {
   const started = Date.now();
   const { outputFiles, metafile } = await build({
     ...COMMON,
+    ...CLI_DEPENDENCIES,
     entryPoints: { index: 'src/cli/index.ts' },
     outdir: CLI_BUNDLE.dir,
     splitting: true,
@@ -61,7 +91,10 @@ export async function buildCli() {
   const ordered = [...outputFiles.filter((f) => !f.path.startsWith(entry)), ...outputFiles.filter((f) => f.path.startsWith(entry))];
   for (const file of ordered) await writeAtomically(file.path, file.contents);
   const inputs = {};
-  for (const file of [...Object.keys(metafile.inputs), 'scripts/build.mjs', 'package.json']) {
+  // Bundled dependencies are not listed one by one: they change only with package-lock.json (nor is the empty
+  // stand-in for zod's locales, which is no file).
+  const sources = Object.keys(metafile.inputs).filter((f) => !f.includes('node_modules/') && !f.startsWith('empty:'));
+  for (const file of [...sources, 'scripts/build.mjs', 'package.json', 'package-lock.json']) {
     const { mtimeMs, size } = await stat(path.join(root, file));
     // Changed while it was being bundled: no list, so the next command builds again.
     if (mtimeMs >= started) return;

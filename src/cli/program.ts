@@ -11,7 +11,7 @@ import { CLI, examples, printError } from './output.ts';
 
 /**
  * One command group per file; a new group is one file plus one line here. An action imports the services it calls
- * inside itself (`await import(…)`, as withDatabase does with Prisma), so --help and usage errors load only the
+ * inside itself (`await import(…)`, as withDatabase does with pg), so --help and usage errors load only the
  * command declarations: the CLI's bundle puts each such import in a chunk of its own (scripts/build.mjs).
  */
 const GROUPS = [registerKeys, registerGrants, registerOAuth, registerSecrets, registerUcp, registerSeed, registerMigrate];

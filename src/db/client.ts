@@ -2,6 +2,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { assertNothingDeferred, heldConnection, heldConnectionAware, type DeferredWrite, type HeldConnection } from './held-connection.ts';
+import { createPool, registerPool } from './sql.ts';
 
 export type Db = PrismaClient;
 /** The client handed to code running inside `db.$transaction(async (tx) => …)`. */
@@ -20,34 +21,13 @@ const PG_TYPES = {
   getTypeParser: (oid: number, format?: string) => (oid === 20 ? BigInt : pg.types.getTypeParser(oid, format as 'text')),
 };
 
-/**
- * Every connection of this process carries this name in pg_stat_activity: operators see which process holds it,
- * and shutdown can tell this process's closing connections from another process's (src/db/open-database.ts).
- */
-export const APPLICATION_NAME = `agent-api:${process.pid}`;
-
 export function createDb({ connectionString, poolMax = 10, onQuery }: DbOptions): Db {
-  const pool = new pg.Pool({
-    connectionString,
-    application_name: APPLICATION_NAME,
-    max: poolMax,
-    // A write sends BEGIN ahead of its first statement and COMMIT behind its final one without waiting for either
-    // (inTransaction, queryRows' `commits`). Elsewhere each caller awaits its query, so nothing else changes.
-    pipeline: true,
-    // Fail fast when the database is unreachable so callers get a 503 instead of hanging.
-    connectionTimeoutMillis: 5_000,
-    idleTimeoutMillis: 30_000,
-  });
-  // An idle connection dropped by the server must not crash the process; the next query reports the outage.
-  pool.on('error', () => {});
-  // Nor one dropped while checked out with no query in flight (between a write's pipelined statements): pg-pool
-  // listens only while a connection is idle, and pg then emits the error on the connection itself. Its queries are
-  // rejected with it all the same, and the pool discards the connection when it comes back.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  const pool = createPool({ connectionString, max: poolMax });
   const adapter = heldConnectionAware(new PrismaPg(pool, { disposeExternalPool: true }));
   const db = new PrismaClient({ adapter, log: onQuery ? [{ emit: 'event', level: 'query' }] : [] });
   if (onQuery) db.$on('query' as never, onQuery);
   else pools.set(db, pool);
+  registerPool(db, pool);
   return db;
 }
 

@@ -83,6 +83,7 @@ export async function migrate(connectionString: string, opts: MigrateOptions = {
   const local = await readMigrations(opts.migrationsDir ?? DEFAULT_MIGRATIONS_DIR);
   const client = await connectCreatingDatabase(connectionString, log);
   try {
+    if (await upToDate(client, local, log)) return [];
     await acquireLock(client, opts.lockTimeoutMs ?? 120_000);
     try {
       // Applied by this process or Prisma; silence "relation already exists, skipping" notices.
@@ -109,6 +110,25 @@ export async function migrate(connectionString: string, opts: MigrateOptions = {
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/**
+ * The usual case, every start and every CLI command: all applied already. One read, without the lock, the
+ * bookkeeping table's DDL and their seven round trips. Anything else — no table yet, something pending, a migration
+ * another process has started and not finished — is left to the locked path, which waits for that process.
+ */
+async function upToDate(client: pg.Client, local: LocalMigration[], log: (msg: string) => void): Promise<boolean> {
+  let rows: AppliedRow[];
+  try {
+    ({ rows } = await client.query<AppliedRow>(`SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"`));
+  } catch (err) {
+    if ((err as { code?: string }).code === '42P01') return false; // undefined_table: a new database
+    throw err;
+  }
+  if (rows.some((r) => r.finished_at === null && r.rolled_back_at === null)) return false;
+  if (planPending(local, rows, log).length > 0) return false;
+  log('database schema is up to date');
+  return true;
 }
 
 function planPending(local: LocalMigration[], rows: AppliedRow[], log: (msg: string) => void): LocalMigration[] {

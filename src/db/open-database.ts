@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Config } from '../config.ts';
-import { APPLICATION_NAME } from './client.ts';
+import { APPLICATION_NAME } from './sql.ts';
 import { startEmbeddedPostgres } from './embedded.ts';
 import { migrate } from './migrate.ts';
 

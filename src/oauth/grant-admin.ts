@@ -1,7 +1,10 @@
-import type { Db, DbClient, Tx } from '../db/client.ts';
+import type { Db, DbClient } from '../db/client.ts';
+import { newId } from '../db/ids.ts';
+import { sqlOf, sqlTransaction, type Sql, type SqlSource } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
-import { toJsonValue } from '../db/json-value.ts';
-import type { Prisma } from '../generated/prisma/client.ts';
+
+// What the operator CLI runs (list, revoke, and ending a key's grants) is plain SQL on pg (src/db/sql.ts), so the
+// CLI never loads Prisma; nothing here imports Prisma's runtime.
 
 /** Audit entries of the grant lifecycle; `tool` names the act, as tool calls do for theirs. */
 const GRANT_ENTITY = 'oauth_grant';
@@ -27,22 +30,40 @@ export async function recordGrant(db: Db, grant: GrantRecord): Promise<void> {
         tool: 'oauth.grant',
         entityType: GRANT_ENTITY,
         entityId: grant.id,
-        after: toJsonValue({ clientId: grant.clientId, clientName: grant.clientName, scopes: grant.scopes, resource: grant.resource }),
+        after: { clientId: grant.clientId, clientName: grant.clientName, scopes: grant.scopes, resource: grant.resource },
       },
     }),
   ]);
 }
 
-export async function listGrants(db: Db, opts: { includeRevoked?: boolean } = {}) {
-  const rows = await db.oAuthGrant.findMany({ where: opts.includeRevoked ? {} : { revokedAt: null }, orderBy: { createdAt: 'asc' } });
-  const keys = await db.apiKey.findMany({ where: { id: { in: [...new Set(rows.map((g) => g.apiKeyId))] } }, select: { id: true, name: true } });
-  const keyName = new Map(keys.map((k) => [k.id, k.name]));
+type GrantRow = {
+  id: string;
+  clientId: string;
+  clientName: string | null;
+  apiKeyId: string;
+  apiKeyName: string | null;
+  scopes: string[];
+  resource: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+};
+
+export async function listGrants(db: SqlSource, opts: { includeRevoked?: boolean } = {}) {
+  const { rows } = await sqlOf(db).query<GrantRow>(
+    `SELECT g.id, g."clientId", g."clientName", g."apiKeyId", k.name AS "apiKeyName", coalesce(g.scopes, '{}') AS scopes, g.resource,
+            g."createdAt", g."lastUsedAt", g."revokedAt"
+       FROM "OAuthGrant" g LEFT JOIN "ApiKey" k ON k.id = g."apiKeyId"
+      WHERE $1::boolean OR g."revokedAt" IS NULL
+      ORDER BY g."createdAt", g.id`,
+    [opts.includeRevoked ?? false],
+  );
   return rows.map((g) => ({
     id: g.id,
     clientId: g.clientId,
     clientName: g.clientName,
     apiKeyId: g.apiKeyId,
-    apiKeyName: keyName.get(g.apiKeyId) ?? null,
+    apiKeyName: g.apiKeyName,
     scopes: g.scopes,
     resource: g.resource,
     createdAt: g.createdAt.toISOString(),
@@ -67,35 +88,50 @@ export async function grantInForce(db: DbClient, grantId: string) {
  * Ends a grant: its tokens stop working within a second on every instance (they check the grant on use), its
  * stored tokens and codes are deleted, and the act is audited.
  */
-export async function revokeGrant(db: Db, id: string): Promise<void> {
+export async function revokeGrant(db: SqlSource, id: string): Promise<void> {
   if (!(await markGrantRevoked(db, id, 'revoked by the operator'))) throw new AppError('not_found', `No active grant with id "${id}".`);
 }
 
 /** Marks a grant revoked (once) and deletes everything issued under it; false when it was not active. */
-export async function markGrantRevoked(db: Db, id: string, reason: string): Promise<boolean> {
-  return (await db.$transaction((tx) => endGrants(tx, { id }, reason))) > 0;
+export async function markGrantRevoked(db: SqlSource, id: string, reason: string): Promise<boolean> {
+  return (await sqlTransaction(db, (tx) => endGrants(tx, { id }, reason))) > 0;
 }
 
+/** The grants to end: one, those one API key approved, or those of some clients. */
+export type GrantsToEnd = { id: string } | { apiKeyId: string } | { clientIds: string[] };
+
+type EndedGrant = { id: string; clientId: string; apiKeyId: string; scopes: string[]; resource: string };
+
 /**
- * Ends the active grants `where` selects, inside the caller's transaction (a key's revocation or rotation ends the
+ * Ends the active grants `which` selects, inside the caller's transaction (a key's revocation or rotation ends the
  * grants it approved in the same commit): marks them revoked, audits each, and deletes their stored tokens, codes
  * and library grant. Only rows this call revoked are counted and audited, so concurrent calls never audit twice.
  */
-export async function endGrants(tx: Tx, where: Pick<Prisma.OAuthGrantWhereInput, 'id' | 'apiKeyId' | 'clientId'>, reason: string): Promise<number> {
-  const ended = await tx.oAuthGrant.updateManyAndReturn({ where: { ...where, revokedAt: null }, data: { revokedAt: new Date() } });
+export async function endGrants(tx: Sql, which: GrantsToEnd, reason: string): Promise<number> {
+  const [column, values] = 'id' in which ? ['id', [which.id]] : 'apiKeyId' in which ? ['"apiKeyId"', [which.apiKeyId]] : ['"clientId"', which.clientIds];
+  const { rows: ended } = await tx.query<EndedGrant>(
+    `UPDATE "OAuthGrant" SET "revokedAt" = now() WHERE ${column} = ANY($1::text[]) AND "revokedAt" IS NULL
+     RETURNING id, "clientId", "apiKeyId", coalesce(scopes, '{}') AS scopes, resource`,
+    [values],
+  );
   if (ended.length === 0) return 0;
   const ids = ended.map((g) => g.id);
-  await tx.auditEntry.createMany({
-    data: ended.map((grant) => ({
-      apiKeyId: grant.apiKeyId,
-      grantId: grant.id,
-      tool: 'oauth.revoke',
-      entityType: GRANT_ENTITY,
-      entityId: grant.id,
-      before: toJsonValue({ clientId: grant.clientId, scopes: grant.scopes, resource: grant.resource }),
-      meta: toJsonValue({ reason }),
-    })),
-  });
-  await tx.oAuthRecord.deleteMany({ where: { OR: [{ grantId: { in: ids } }, { id: { in: ids.map((id) => `Grant:${id}`) } }] } });
+  await tx.query(
+    `WITH audited AS (
+       INSERT INTO "AuditEntry" (id, "apiKeyId", "grantId", tool, "entityType", "entityId", before, meta)
+       SELECT e.id, e."apiKeyId", e."grantId", 'oauth.revoke', $5, e."grantId", e.before, jsonb_build_object('reason', $6::text)
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) AS e(id, "apiKeyId", "grantId", before)
+     )
+     DELETE FROM "OAuthRecord" WHERE "grantId" = ANY($3::text[]) OR id = ANY($7::text[])`,
+    [
+      ended.map(() => newId()),
+      ended.map((g) => g.apiKeyId),
+      ids,
+      ended.map((g) => JSON.stringify({ clientId: g.clientId, scopes: g.scopes, resource: g.resource })),
+      GRANT_ENTITY,
+      reason,
+      ids.map((id) => `Grant:${id}`),
+    ],
+  );
   return ended.length;
 }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client.ts';
+import { sqlTransaction } from '../db/sql.ts';
 import { endGrants } from './grant-admin.ts';
 
 /** A registered client neither used to start an authorization nor given a token for this long is removed. */
@@ -27,11 +28,13 @@ export async function touchClient(db: Db, clientId: string, now = new Date()): P
 export async function sweepOAuthRecords(db: Db, now = new Date()): Promise<{ expired: number; clients: number; grantsEnded: number }> {
   const { count: expired } = await db.oAuthRecord.deleteMany({ where: { expiresAt: { lt: now } } });
   const cutoff = new Date(now.getTime() - CLIENT_IDLE_MS);
-  return db.$transaction(async (tx) => {
-    const removed = await tx.$queryRaw<Array<{ id: string }>>`
-      DELETE FROM "OAuthRecord" WHERE "id" LIKE ${`${CLIENT_PREFIX}%`} AND "lastUsedAt" < ${cutoff} RETURNING "id"`;
+  return sqlTransaction(db, async (tx) => {
+    const { rows: removed } = await tx.query<{ id: string }>(`DELETE FROM "OAuthRecord" WHERE id LIKE $1 AND "lastUsedAt" < $2 RETURNING id`, [
+      `${CLIENT_PREFIX}%`,
+      cutoff,
+    ]);
     const clientIds = removed.map((r) => r.id.slice(CLIENT_PREFIX.length));
-    const grantsEnded = clientIds.length === 0 ? 0 : await endGrants(tx, { clientId: { in: clientIds } }, `its client was not used for ${CLIENT_IDLE_MS / 86_400_000} days and was removed`);
+    const grantsEnded = clientIds.length === 0 ? 0 : await endGrants(tx, { clientIds }, `its client was not used for ${CLIENT_IDLE_MS / 86_400_000} days and was removed`);
     return { expired, clients: clientIds.length, grantsEnded };
   });
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Db } from '../db/client.ts';
+import { sqlOf, type SqlSource } from '../db/sql.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { sealedIn } from '../secrets/stored-secrets.ts';
 
@@ -53,15 +54,20 @@ function openMaterial(secrets: SecretBox, row: { id: string; material: unknown }
 }
 
 /** A new signing key and cookie secret take over; the previous ones keep verifying, older ones are retired. */
-export async function rotateKeys(db: Db, secrets: SecretBox): Promise<{ kid: string; retired: string[] }> {
+export async function rotateKeys(db: SqlSource, secrets: SecretBox): Promise<{ kid: string; retired: string[] }> {
   const { signingKid } = await insertKeys(db, secrets);
-  const retired: string[] = [];
-  for (const use of ['sig', 'cookie']) {
-    const stale = (await db.oAuthKey.findMany({ where: { use, retiredAt: null }, orderBy: { createdAt: 'desc' }, skip: KEPT_PER_USE, select: { id: true } })).map((r) => r.id);
-    if (stale.length > 0) await db.oAuthKey.updateMany({ where: { id: { in: stale } }, data: { retiredAt: new Date() } });
-    if (use === 'sig') retired.push(...stale);
-  }
-  return { kid: signingKid, retired };
+  // Per use, every active key after the newest KEPT_PER_USE (in activeKeys' order); the retired signing keys are
+  // reported newest first.
+  const { rows } = await sqlOf(db).query<{ id: string }>(
+    `WITH ranked AS (
+       SELECT id, use, row_number() OVER (PARTITION BY use ORDER BY "createdAt" DESC, id) AS n FROM "OAuthKey" WHERE "retiredAt" IS NULL
+     ), retired AS (
+       UPDATE "OAuthKey" k SET "retiredAt" = now() FROM ranked WHERE ranked.id = k.id AND ranked.n > $1 RETURNING k.id, k.use, ranked.n
+     )
+     SELECT id FROM retired WHERE use = 'sig' ORDER BY n`,
+    [KEPT_PER_USE],
+  );
+  return { kid: signingKid, retired: rows.map((r) => r.id) };
 }
 
 /** The current key set's version, one cheap query: instances poll it to notice a rotation made elsewhere. */
@@ -74,10 +80,16 @@ async function activeKeys(db: Db) {
   return db.oAuthKey.findMany({ where: { retiredAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] });
 }
 
-async function insertKeys(db: Db, secrets: SecretBox): Promise<{ signingKid: string }> {
+async function insertKeys(db: SqlSource, secrets: SecretBox): Promise<{ signingKid: string }> {
   const signing = await newSigningKey();
   const cookie = newCookieSecret();
-  const sealed = (key: { id: string; material: object }) => ({ id: key.id, material: secrets.seal(JSON.stringify(key.material), sealedIn.oauthKey(key.id)) });
-  await db.oAuthKey.createMany({ data: [{ ...sealed(signing), use: 'sig' }, { ...sealed(cookie), use: 'cookie' }] });
+  const sealed = (key: { id: string; material: object }) => secrets.seal(JSON.stringify(key.material), sealedIn.oauthKey(key.id));
+  // The sealed material is stored as a JSON string (openMaterial).
+  await sqlOf(db).query(`INSERT INTO "OAuthKey" (id, use, material) VALUES ($1, 'sig', to_jsonb($2::text)), ($3, 'cookie', to_jsonb($4::text))`, [
+    signing.id,
+    sealed(signing),
+    cookie.id,
+    sealed(cookie),
+  ]);
   return { signingKid: signing.id };
 }

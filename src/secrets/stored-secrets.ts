@@ -2,8 +2,7 @@
 // secrets were encrypted) and `secrets reencrypt` after a SECRETS_KEY rotation. The readers and writers of each
 // column (src/oauth/keys.ts, src/services/webhooks.ts, src/events/delivery-worker.ts, src/mcp/state-secret.ts) seal
 // and open with the contexts below.
-import type { Db } from '../db/client.ts';
-import { Prisma } from '../generated/prisma/client.ts';
+import { sqlOf, type SqlSource } from '../db/sql.ts';
 import { SetupError } from '../setup-error.ts';
 import { isSealed, sealedKid, SecretBoxError, type SecretBox } from './secret-box.ts';
 
@@ -33,27 +32,32 @@ const PLACES: readonly Place[] = [
   { name: 'server secrets', table: 'ServerSecret', key: 'name', column: 'value', context: sealedIn.serverSecret },
 ];
 
+/** A name from PLACES (never input) as an SQL identifier. */
+const quoted = (name: string) => `"${name}"`;
+
 /** The column's value as text: a jsonb string unquoted, any other jsonb value as its JSON text. */
-function valueOf(place: Place): Prisma.Sql {
-  const column = Prisma.raw(`"${place.column}"`);
-  return place.json ? Prisma.sql`CASE WHEN jsonb_typeof(${column}) = 'string' THEN ${column} #>> '{}' ELSE ${column}::text END` : Prisma.sql`${column}`;
+function valueOf(place: Place): string {
+  const column = quoted(place.column);
+  return place.json ? `CASE WHEN jsonb_typeof(${column}) = 'string' THEN ${column} #>> '{}' ELSE ${column}::text END` : column;
 }
 
 type Row = { key: string; value: string };
 
-async function rowsOf(db: Db, place: Place): Promise<Row[]> {
-  return db.$queryRaw<Row[]>(Prisma.sql`
-    SELECT ${Prisma.raw(`"${place.key}"`)} AS key, ${valueOf(place)} AS value
-    FROM ${Prisma.raw(`"${place.table}"`)} WHERE ${Prisma.raw(`"${place.column}"`)} IS NOT NULL`);
+async function rowsOf(db: SqlSource, place: Place): Promise<Row[]> {
+  const { rows } = await sqlOf(db).query<Row>(
+    `SELECT ${quoted(place.key)} AS key, ${valueOf(place)} AS value FROM ${quoted(place.table)} WHERE ${quoted(place.column)} IS NOT NULL`,
+  );
+  return rows;
 }
 
 /** Replaces the value only if it is still the one read: a row changed meanwhile (a rotation) is left as it now is. */
-async function replace(db: Db, place: Place, row: Row, sealed: string): Promise<boolean> {
-  const assigned = place.json ? Prisma.sql`to_jsonb(${sealed}::text)` : Prisma.sql`${sealed}`;
-  const changed = await db.$executeRaw(Prisma.sql`
-    UPDATE ${Prisma.raw(`"${place.table}"`)} SET ${Prisma.raw(`"${place.column}"`)} = ${assigned}
-    WHERE ${Prisma.raw(`"${place.key}"`)} = ${row.key} AND ${valueOf(place)} = ${row.value}`);
-  return changed === 1;
+async function replace(db: SqlSource, place: Place, row: Row, sealed: string): Promise<boolean> {
+  const assigned = place.json ? 'to_jsonb($1::text)' : '$1';
+  const { rowCount } = await sqlOf(db).query(
+    `UPDATE ${quoted(place.table)} SET ${quoted(place.column)} = ${assigned} WHERE ${quoted(place.key)} = $2 AND ${valueOf(place)} = $3`,
+    [sealed, row.key, row.value],
+  );
+  return rowCount === 1;
 }
 
 export type PlaceCount = {
@@ -72,7 +76,7 @@ export type PlaceCount = {
  * encrypted; in `secrets reencrypt` also those sealed under SECRETS_KEY_PREVIOUS. Each value is replaced only if it is
  * still the one read, so two instances starting at once, or a rotation meanwhile, lose nothing.
  */
-export async function sealStoredSecrets(db: Db, box: SecretBox, which: 'plaintext' | 'stale'): Promise<PlaceCount[]> {
+export async function sealStoredSecrets(db: SqlSource, box: SecretBox, which: 'plaintext' | 'stale'): Promise<PlaceCount[]> {
   const found = await Promise.all(PLACES.map(async (place) => ({ place, rows: await rowsOf(db, place) })));
   checkOpen(box, found);
   const counts: PlaceCount[] = [];

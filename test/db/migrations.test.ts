@@ -430,6 +430,25 @@ describe('migrate()', () => {
       await rm(folder, { recursive: true });
     });
 
+    it('answers an up-to-date database without the migration lock; a pending migration still waits for it', async () => {
+      const holder = new pg.Client({ connectionString: url });
+      await holder.connect();
+      try {
+        await holder.query(`SELECT pg_advisory_lock(72707369)`); // what a migrating process holds
+        expect(await migrate(url, { migrationsDir: dir, lockTimeoutMs: 200 })).toEqual([]);
+        const folder = path.join(dir, '29990103000000_pending');
+        await mkdir(folder);
+        await writeFile(path.join(folder, 'migration.sql'), 'CREATE TABLE "Pending" ("id" INTEGER);\n');
+        try {
+          await expect(migrate(url, { migrationsDir: dir, lockTimeoutMs: 200 })).rejects.toThrow(/waiting for another process to finish migrating/);
+        } finally {
+          await rm(folder, { recursive: true });
+        }
+      } finally {
+        await holder.end();
+      }
+    });
+
     it('refuses to run when an applied migration file was changed', async () => {
       const local = await readMigrations(dir);
       await appendFile(path.join(dir, local[0].name, 'migration.sql'), '\n-- edited after it was applied\n');

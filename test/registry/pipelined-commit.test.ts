@@ -3,7 +3,7 @@
 // connection goes back to the pool clean. One pool connection, so every later call runs on the same session.
 import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { APPLICATION_NAME } from '../../src/db/client.ts';
+import { APPLICATION_NAME } from '../../src/db/sql.ts';
 import { defineTool } from '../../src/registry/define-tool.ts';
 import { featureSnapshot } from '../../src/services/features.ts';
 import { TOOLS } from '../../src/tools/index.ts';

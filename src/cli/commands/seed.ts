@@ -1,5 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
-import { withDatabase } from '../database.ts';
+import { withPrisma } from '../database.ts';
 import { CLI, emit, examples } from '../output.ts';
 import { AppError } from '../../errors.ts';
 
@@ -16,7 +16,7 @@ export function registerSeed(program: Command): void {
       if (Boolean(opts.demo) === Boolean(opts.ucpFlowerShop)) throw new AppError('invalid_request', 'Name one data set: --demo or --ucp-flower-shop <folder>.');
       const folder = opts.ucpFlowerShop;
       const [{ seedDemo }, { seedFlowerShop }] = await Promise.all([import('../seed/index.ts'), import('../seed/flower-shop.ts')]);
-      const summary = await withDatabase((db) => (folder ? seedFlowerShop(db, folder) : seedDemo(db)));
+      const summary = await withPrisma((db) => (folder ? seedFlowerShop(db, folder) : seedDemo(db)));
       emit(opts.json, summary, () => `${folder ? 'Flower shop' : 'Demo data'} ready: ${Object.entries(summary).map(([k, v]) => `${v} ${k}`).join(', ')}.`);
     });
 }

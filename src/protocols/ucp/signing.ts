@@ -3,7 +3,7 @@
 // server secrets, the public key is published in /.well-known/ucp as a JWK. The newest key signs; every key not
 // retired stays published, so platforms verify webhooks signed before a rotation.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
-import type { Db } from '../../db/client.ts';
+import { sqlOf, type SqlSource } from '../../db/sql.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 import { sealedIn } from '../../secrets/stored-secrets.ts';
 
@@ -19,27 +19,41 @@ function publicJwkOf(kid: string, key: KeyObject): PublicJwk {
 }
 
 /** A new key, stored sealed; it signs from now on (it is the newest). */
-export async function addSigningKey(db: Db, secrets: SecretBox, now = new Date()): Promise<string> {
+export async function addSigningKey(db: SqlSource, secrets: SecretBox, now = new Date()): Promise<string> {
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const kid = `ucp_${now.toISOString().slice(0, 10).replaceAll('-', '')}_${createHash('sha256').update(publicJwkOf('', privateKey).x).digest('hex').slice(0, 8)}`;
   const name = `${SIGNING_KEY_PREFIX}${kid}`;
   const material = JSON.stringify(privateKey.export({ format: 'jwk' }));
-  await db.serverSecret.createMany({ data: [{ name, value: secrets.seal(material, sealedIn.serverSecret(name)), createdAt: now }], skipDuplicates: true });
+  await sqlOf(db).query(`INSERT INTO "ServerSecret" (name, value, "createdAt") VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`, [
+    name,
+    secrets.seal(material, sealedIn.serverSecret(name)),
+    now,
+  ]);
   return kid;
 }
 
 /** Stops publishing a key (after a rotation, once webhooks signed with it are no longer retried). */
-export async function retireSigningKey(db: Db, kid: string): Promise<boolean> {
-  const { count } = await db.serverSecret.deleteMany({ where: { name: `${SIGNING_KEY_PREFIX}${kid}` } });
-  return count === 1;
+export async function retireSigningKey(db: SqlSource, kid: string): Promise<boolean> {
+  const { rowCount } = await sqlOf(db).query(`DELETE FROM "ServerSecret" WHERE name = $1`, [`${SIGNING_KEY_PREFIX}${kid}`]);
+  return rowCount === 1;
+}
+
+type SecretRow = { name: string; value: string; createdAt: Date };
+
+async function publishedKeys(db: SqlSource): Promise<SecretRow[]> {
+  const { rows } = await sqlOf(db).query<SecretRow>(
+    `SELECT name, value, "createdAt" FROM "ServerSecret" WHERE starts_with(name, $1) ORDER BY "createdAt" DESC, name DESC`,
+    [SIGNING_KEY_PREFIX],
+  );
+  return rows;
 }
 
 /** Every published key, newest first; the first one is created when there is none yet (first use of any instance). */
-export async function signingKeys(db: Db, secrets: SecretBox): Promise<SigningKey[]> {
-  let rows = await db.serverSecret.findMany({ where: { name: { startsWith: SIGNING_KEY_PREFIX } }, orderBy: [{ createdAt: 'desc' }, { name: 'desc' }] });
+export async function signingKeys(db: SqlSource, secrets: SecretBox): Promise<SigningKey[]> {
+  let rows = await publishedKeys(db);
   if (rows.length === 0) {
     await addSigningKey(db, secrets);
-    rows = await db.serverSecret.findMany({ where: { name: { startsWith: SIGNING_KEY_PREFIX } }, orderBy: [{ createdAt: 'desc' }, { name: 'desc' }] });
+    rows = await publishedKeys(db);
   }
   return rows.map((row) => {
     const kid = row.name.slice(SIGNING_KEY_PREFIX.length);
