@@ -50,6 +50,7 @@ export const PROBLEMS = {
   unsupported_version: { status: 422, title: 'Protocol version not supported', resolution: 'Use a protocol version the service publishes (/.well-known/ucp).' },
   invalid_text: { status: 400, title: 'Text cannot be stored', resolution: 'Remove NUL bytes and unpaired surrogates (U+D800 to U+DFFF without their pair) from the text.' },
   invalid_language_tag: { status: 400, title: 'Not a language tag', resolution: 'Send a BCP 47 language tag such as da or en-GB.' },
+  invalid_country_code: { status: 400, title: 'Not a country code', resolution: 'Send an ISO 3166-1 alpha-2 code in upper case, such as DK or US (null: every country).' },
   unknown_event_type: { status: 400, title: 'Unknown event type', resolution: 'Use event types from the catalogue (webhooks in /openapi.json), "<entity>.*" or "*".' },
   invalid_cursor: { status: 400, title: 'Unknown cursor', resolution: 'Pass nextCursor from the previous page unchanged, or leave cursor out for the first page.' },
   event_not_subscribed: { status: 422, title: 'Event not subscribed', resolution: 'Redeliver only events of types the endpoint subscribes to; change its events with webhooks.update first.' },

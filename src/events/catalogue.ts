@@ -22,7 +22,7 @@ export const EVENT_FAMILIES = {
   content: { reads: ['pages:read'], holds: 'Pages (drafts included) and service offerings' },
   orders: { reads: ['orders:read', 'customer:read'], holds: 'Orders and carts, with customers’ names, e-mail and postal addresses and phone numbers' },
   discounts: { reads: ['discounts:read'], holds: 'Discount codes' },
-  settings: { reads: ['settings:read'], holds: 'Shop settings and webhook endpoints' },
+  settings: { reads: ['settings:read'], holds: 'Shop settings, shipping rates and webhook endpoints' },
   features: { reads: ['features:read'], holds: 'Feature flags' },
   audit: { reads: ['audit:read'], holds: 'Reverts, with the reverted entity of any kind (as audit.list shows it)' },
 } as const satisfies Record<string, { reads: readonly Scope[]; holds: string }>;
@@ -105,6 +105,10 @@ const ENTITY_EVENTS: readonly EventDefinition[] = [
   ...entityEvents('cart', 'orders', { created: 'A cart was created.', updated: 'A cart’s lines or state changed (including checkout).' }),
   ...entityEvents('discount', 'discounts', { created: 'A discount code was created.', updated: 'A discount code was switched on or off.' }),
   ...entityEvents('settings', 'settings', { updated: 'Shop settings changed.' }),
+  ...entityEvents(
+    'shipping_rate', 'settings',
+    { created: 'A shipping rate was created.', updated: 'Fields of a shipping rate changed.', deleted: 'A shipping rate was deleted.' },
+  ),
   ...entityEvents('feature', 'features', { updated: 'A feature flag was created or changed.' }),
   ...entityEvents(
     'webhook_endpoint', 'settings',

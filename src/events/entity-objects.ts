@@ -71,6 +71,12 @@ const SettingsObject = z.object({
   updatedAt: timestamp(),
 });
 
+const ShippingRateObject = z.object({
+  id: z.string(), title: z.string(), serviceLevel: z.string(), countryCode: optText().describe('ISO 3166-1 alpha-2; null: every country.'),
+  priceDkk: int().describe('Øre.'), freeFromDkk: int().nullable().describe('Free from this goods amount (øre); null: never by amount.'),
+  freeForVariantIds: z.array(z.string()), updatedAt: timestamp(),
+});
+
 const FeatureObject = z.object({ key: z.string(), enabled: z.boolean(), description: optText(), updatedAt: timestamp() });
 
 /** A webhook endpoint as events and audit entries show it: never its secrets. */
@@ -99,6 +105,7 @@ export const ENTITY_OBJECTS = {
   cart: CartObject,
   discount: DiscountObject,
   settings: SettingsObject,
+  shipping_rate: ShippingRateObject,
   feature: FeatureObject,
   webhook_endpoint: WebhookEndpointObject,
 } as const satisfies Record<string, z.ZodType>;

@@ -195,8 +195,8 @@ export const da: Catalogue = {
       'pages:read': 'Læse sider, layouts og ydelser, også kladder',
       'pages:write': 'Oprette, ændre og slette sider, layouts og ydelser',
       'products:write': 'Oprette, ændre og slette produkter med priser, lager og billeder',
-      'settings:read': 'Læse butikkens indstillinger',
-      'settings:write': 'Ændre butikkens indstillinger og oprette webhooks: webadresser, der løbende får sendt data om alt andet, der her godkendes til læsning (også ordrer og kunders kontaktoplysninger, når de også godkendes)',
+      'settings:read': 'Læse butikkens indstillinger og fragtpriser',
+      'settings:write': 'Ændre butikkens indstillinger og fragtpriser og oprette webhooks: webadresser, der løbende får sendt data om alt andet, der her godkendes til læsning (også ordrer og kunders kontaktoplysninger, når de også godkendes)',
     },
   },
 };

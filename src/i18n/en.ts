@@ -210,9 +210,9 @@ export const en = {
       'pages:read': 'Read pages, layouts and services, drafts included',
       'pages:write': 'Create, change and delete pages, layouts and services',
       'products:write': 'Create, change and delete products, with prices, stock and images',
-      'settings:read': 'Read shop settings',
+      'settings:read': 'Read shop settings and shipping rates',
       // Webhooks live under settings:write; what they receive is bounded by the read scopes approved with it.
-      'settings:write': 'Change shop settings and set up webhooks: web addresses that are sent, as it happens, the data of everything else approved here for reading (orders and customers’ contact details included, when those are approved too)',
+      'settings:write': 'Change shop settings and shipping rates, and set up webhooks: web addresses that are sent, as it happens, the data of everything else approved here for reading (orders and customers’ contact details included, when those are approved too)',
     } satisfies Record<Scope, string> as Record<Scope, string>,
   },
 };

@@ -15,6 +15,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   customers: 'Customers derived from orders, grouped by email: list them, read one with their recent orders.',
   analytics: 'Sales figures for the orders created in a period.',
   settings: 'The shop settings checkout uses (name, currency, shipping fee, free-shipping threshold, VAT rate): read and change.',
+  shipping: 'Shipping rates, which checkout sessions offer as fulfillment options by service level and country: list, create or replace, delete.',
   features: 'Named feature flags that switch storefront behaviour on or off.',
   audit: 'The audit log of every write, and audit.revert to undo a reversible one.',
   webhooks: 'Endpoints that receive signed events (Standard Webhooks): register, change, rotate secrets, test, and inspect or redeliver deliveries.',

@@ -12,6 +12,7 @@ import { pageTools } from './pages.ts';
 import { productTools } from './products.ts';
 import { serviceTools } from './services.ts';
 import { settingsTools } from './settings.ts';
+import { shippingTools } from './shipping.ts';
 import { siteTools } from './site.ts';
 import { ucpRestTools, ucpTools } from './ucp.ts';
 import { variantTools } from './variants.ts';
@@ -19,7 +20,7 @@ import { webhookTools } from './webhooks.ts';
 
 const domainTools: readonly Tool[] = [
   ...productTools, ...variantTools, ...categoryTools, ...pageTools, ...serviceTools, ...siteTools, ...orderTools, ...discountTools, ...cartTools,
-  ...customerTools, ...analyticsTools, ...imageTools, ...settingsTools, ...featureTools, ...webhookTools,
+  ...customerTools, ...analyticsTools, ...imageTools, ...settingsTools, ...shippingTools, ...featureTools, ...webhookTools,
 ];
 
 /**

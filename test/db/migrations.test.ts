@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { getDatamodel, SCHEMA_PATH, type DmmfField, type DmmfModel } from '../helpers/prisma-dmmf.ts';
 
 /** Hand-written in the init migration on purpose (see its comments); not in schema.prisma. */
-const EXTRA_INDEXES = ['Product_featured_createdAt_id_idx', 'Product_categoryId_createdAt_id_live_idx', 'Order_email_lower_createdAt_id_idx', 'WebhookDelivery_due_idx', 'EmailOutbox_due_idx', 'ProductVariant_sku_live_key', 'CheckoutSession_open_expiresAt_idx'];
+const EXTRA_INDEXES = ['Product_featured_createdAt_id_idx', 'Product_categoryId_createdAt_id_live_idx', 'Order_email_lower_createdAt_id_idx', 'WebhookDelivery_due_idx', 'EmailOutbox_due_idx', 'ProductVariant_sku_live_key', 'CheckoutSession_open_expiresAt_idx', 'ShippingRate_serviceLevel_countryCode_key'];
 const EXTRA_CHECKS: Record<string, string> = {
   Product_priceDkk_check: 'CHECK (("priceDkk" > 0))',
   Product_stock_check: 'CHECK ((stock >= 0))',

@@ -397,7 +397,11 @@ async function prepare(tool: Tool): Promise<Pools> {
       data: { id: 'we_fuzz', url: 'https://hooks.example.com/in', events: ['*'], secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, creatorKeyId: keyId },
     });
   }
-  const [categories, pages, services, orders, discounts, carts, audits, features, endpoints, events] = await Promise.all([
+  // A shipping rate, so shipping.delete_rate reaches its handler (a clashing pair is refused: its level is the fuzzer's own).
+  if ((await t.db.shippingRate.count()) === 0) {
+    await t.db.shippingRate.create({ data: { id: 'fuzz-rate', title: 'Fuzz', serviceLevel: 'fuzz-level', priceDkk: 500n } });
+  }
+  const [categories, pages, services, orders, discounts, carts, audits, features, endpoints, events, rates, variants] = await Promise.all([
     t.db.category.findMany({ select: { id: true, slug: true } }),
     t.db.page.findMany({ select: { slug: true } }),
     t.db.serviceOffering.findMany({ select: { slug: true } }),
@@ -408,6 +412,8 @@ async function prepare(tool: Tool): Promise<Pools> {
     t.db.featureFlag.findMany({ select: { key: true } }),
     t.db.webhookEndpoint.findMany({ select: { id: true } }),
     t.db.webhookEvent.findMany({ select: { id: true }, take: 20, orderBy: { createdAt: 'desc' } }),
+    t.db.shippingRate.findMany({ select: { id: true } }),
+    t.db.productVariant.findMany({ where: { deletedAt: null, product: { deletedAt: null } }, select: { id: true }, take: 20 }),
   ]);
   // `slug` names the entity of the tool's own domain; a create tool gets fresh slugs (an existing one is a plain 409).
   const domain = tool.name.split('.')[0];
@@ -435,8 +441,9 @@ async function prepare(tool: Tool): Promise<Pools> {
     entityId: audits.map((a) => a.entityId),
     tool: audits.map((a) => a.tool),
     key: features.map((f) => f.key),
-    // `id` is a webhook endpoint's: the only tools whose input names a bare `id` are the webhooks.* ones.
-    id: endpoints.map((e) => e.id),
+    // A bare `id` is a webhook endpoint's or a shipping rate's, by the tool's domain.
+    id: domain === 'shipping' ? rates.map((r) => r.id) : endpoints.map((e) => e.id),
+    freeForVariantIds: variants.map((v) => v.id),
     endpointId: endpoints.map((e) => e.id),
     eventId: events.map((e) => e.id),
     events: ['*', 'order.*', 'feature.*', ...EVENT_DEFINITIONS.map((d) => d.type)],

@@ -1,11 +1,12 @@
 // Headless Chromium for the storefront's browser tests: Debian's chromium driven by playwright-core, a fresh profile
 // per run, no network beyond the server under test (images of images.example.com answered with a pixel), axe-core.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const ARTIFACTS = path.resolve(process.env.TEST_ARTIFACTS_DIR ?? 'test-artifacts', 'storefront');
@@ -83,4 +84,46 @@ export async function axeViolations(page: Page) {
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target) }));
+}
+
+/**
+ * A page of a shopper's walk checked as issue 30 asks: axe-clean (in `audit`, a twin browser with script, since axe
+ * runs as a script; it gets the shopper's cookies), no horizontal scrolling at 390 or 360 px, and screenshots at 1280
+ * and 390 px into ARTIFACTS as `<name>-<width>.png`.
+ */
+export async function checkPage(page: Page, name: string, audit: Browsing): Promise<void> {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}-1280.png`), fullPage: true });
+  await audit.context.addCookies(await page.context().cookies());
+  const twin = await audit.context.newPage();
+  try {
+    await twin.goto(page.url());
+    expect(await axeViolations(twin), name).toEqual([]);
+  } finally {
+    await twin.close();
+  }
+  for (const width of [390, 360]) {
+    await page.setViewportSize({ width, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name}: horizontal scrolling at ${width} px`).toBeLessThanOrEqual(width);
+    if (width === 390) await page.screenshot({ path: path.join(ARTIFACTS, `${name}-390.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** A shopper's browser without script, and its twin with script that checkPage runs axe-core in. */
+export type Shopper = { browser: Browsing; audit: Browsing; check: (page: Page, name: string) => Promise<void>; close: () => Promise<void> };
+
+export async function openShopper(origin: string): Promise<Shopper> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const browser = await openBrowser(origin, { javaScriptEnabled: false });
+  const audit = await openBrowser(origin);
+  return {
+    browser,
+    audit,
+    check: (page, name) => checkPage(page, name, audit),
+    close: async () => {
+      await browser.close();
+      await audit.close();
+    },
+  };
 }
