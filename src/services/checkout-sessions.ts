@@ -176,6 +176,18 @@ export async function updateSession(tx: Tx, owner: SessionOwner, id: string, pro
   return { before, after };
 }
 
+/**
+ * Gives a session without the buyer's e-mail the one the buyer typed on the storefront's payment page (UCP lets the
+ * platform leave it out); a session that has one keeps it. Null when nothing changed.
+ */
+export async function addBuyerEmail(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, email: string, now = new Date()) {
+  const before = await lockChangeable(tx, owner, id, protocol, now);
+  const buyer = asObject<SessionBuyer>(before.buyer) ?? {};
+  if (buyer.email) return null;
+  const after = await tx.checkoutSession.update({ where: { id }, data: { buyer: toJsonValue({ ...buyer, email }), updatedAt: now } });
+  return { before, after };
+}
+
 /** Cancels an open session; a completed one stays completed (422 checkout_session_closed). */
 export async function cancelSession(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now = new Date()) {
   const before = await lockChangeable(tx, owner, id, protocol, now);

@@ -5,7 +5,7 @@ import type { Cart } from '../generated/prisma/client.ts';
 import { recordWrite, type AuditRow } from '../registry/idempotency.ts';
 import { addCartLine, cartLines, cartSnapshot, cartView, lockOpenCart, setCartLine, type CartLine } from './carts.ts';
 import { placeOrder, type CheckoutSetup, type Contact } from './checkout.ts';
-import { completedOrderEntry, completeSession, notPayableByBuyer, sessionSnapshot, viewSession, type SessionView } from './checkout-sessions.ts';
+import { addBuyerEmail, completedOrderEntry, completeSession, notPayableByBuyer, sessionSnapshot, viewSession, type SessionView } from './checkout-sessions.ts';
 import { normalizeCode, usableDiscount } from './discounts.ts';
 
 // The storefront's cart and checkout (docs/storefront.md, "Buying on the storefront"): the same cart, pricing, stock
@@ -150,15 +150,20 @@ export async function protocolSessionView(db: Db, sessionId: string, base: strin
  * own makes (completeSession: stock never oversold, the codes counted, the order with the protocol's channel and the
  * session's id, the session completed in the same statement), for the platform's key the session belongs to, paid
  * with the shop's own provider (`setup`, as a storefront checkout). 409-style PriceChanged when the total is not the
- * one the page showed. Audited as `storefront.checkout_session`.
+ * one the page showed. `email`, the buyer's, is given to a checkout that has none first. Audited as
+ * `storefront.checkout_session`.
  */
-export function completeProtocolSession(db: Db, who: WebWrite, sessionId: string, base: string, expectedTotal: number, setup: CheckoutSetup) {
+export function completeProtocolSession(db: Db, who: WebWrite, sessionId: string, base: string, expectedTotal: number, setup: CheckoutSetup, email?: string) {
   return webWrite(db, 'storefront.checkout_session', who, async (tx, audit) => {
     const session = await tx.checkoutSession.findUnique({ where: { id: sessionId }, select: { apiKeyId: true, protocol: true } });
     if (!session || session.protocol !== 'ucp') throw new AppError('not_found', `No checkout session with id "${sessionId}".`);
     const key = await tx.apiKey.findUnique({ where: { id: session.apiKeyId }, select: { name: true } });
     const owner = { keyId: session.apiKeyId, agentName: key?.name ?? null };
-    const { before, after, placed, view } = await completeSession(tx, owner, sessionId, 'ucp', base, new Date(), setup.payments, setup.email);
+    // The e-mail the buyer typed, when the checkout came without one: set first, in the same transaction.
+    const given = email === undefined ? null : await addBuyerEmail(tx, owner, sessionId, 'ucp', email);
+    const completion = await completeSession(tx, owner, sessionId, 'ucp', base, new Date(), setup.payments, setup.email);
+    const { after, placed, view } = completion;
+    const before = given?.before ?? completion.before;
     // Thrown after the completion's statements were queued: the transaction then ends without them, changing nothing.
     const unpayable = notPayableByBuyer(view);
     if (unpayable) throw unpayable;

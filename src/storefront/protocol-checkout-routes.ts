@@ -4,7 +4,8 @@ import { baseUrlOf } from '../http/base-url.ts';
 import { acceptFormBodies, type FormBody } from '../http/form-body.ts';
 import { count } from '../http/request-guard.ts';
 import { checkoutSetup } from '../services/checkout.ts';
-import { notPayableByBuyer } from '../services/checkout-sessions.ts';
+import { notReady } from '../services/checkout-sessions.ts';
+import { emailInput } from '../schemas/web.ts';
 import { loadChrome } from '../services/storefront.ts';
 import { completeProtocolSession, PriceChanged, protocolSessionView } from '../services/web-cart.ts';
 import { messagesFor, pageLanguage } from './messages.ts';
@@ -21,22 +22,29 @@ import { checkoutSessionLink, orderLink, shopSigner } from './shopper.ts';
 
 type Params = { id: string; signature: string };
 const PAGE = '/checkout/ucp/:id/:signature';
-/** The form is one hidden field. */
+/** The form is one hidden field, and the buyer's e-mail when the checkout has none. */
 const FORM_BODY_LIMIT = 4 * 1024;
+
+/** What the buyer typed as e-mail, and whether it was refused. */
+type TypedEmail = { value: string; invalid: boolean };
+
+const EMAIL = emailInput();
+const firstOf = (field: string | string[] | undefined) => (Array.isArray(field) ? field[0] : field);
 
 export function registerProtocolCheckoutRoutes(app: FastifyInstance, deps: ShopDeps): void {
   const { db, config } = deps;
   const base = (req: FastifyRequest) => baseUrlOf(req, config);
 
   /** The page, for a link this shop signed; any other link shows the 404 page (the id alone reveals nothing). */
-  async function show(req: FastifyRequest<{ Params: Params }>, reply: FastifyReply, status: number, error: string | null) {
+  async function show(req: FastifyRequest<{ Params: Params }>, reply: FastifyReply, status: number, error: string | null, typed: TypedEmail = { value: '', invalid: false }) {
     const signer = await shopSigner(db, deps.secrets);
     const { id, signature } = req.params;
     const session = signer.verify('checkout_session', id, signature) ? await protocolSessionView(db, id, base(req)) : null;
     if (!session) return reply.callNotFound();
     const chrome = await loadChrome(db);
     const html = renderProtocolCheckoutPage({
-      chrome, base: base(req), session, blocked: notPayableByBuyer(session) !== null, action: checkoutSessionLink(signer, id), provider: config.payments.provider, error,
+      chrome, base: base(req), session, blocked: notReady(session) !== null, email: session.buyer?.email ? undefined : typed,
+      action: checkoutSessionLink(signer, id), provider: config.payments.provider, error,
       orderPath: session.orderId ? orderLink(signer, session.orderId) : null,
     });
     return reply.code(status).headers({ ...PRIVATE_HEADERS, 'Content-Language': pageLanguage(chrome.shop.language) }).type(HTML_TYPE).send(html);
@@ -52,15 +60,19 @@ export function registerProtocolCheckoutRoutes(app: FastifyInstance, deps: ShopD
       const signer = await shopSigner(db, deps.secrets);
       const { id, signature } = req.params;
       if (!signer.verify('checkout_session', id, signature)) return reply.callNotFound();
-      const field = req.body?.expectedTotal;
-      const expectedTotal = Number(Array.isArray(field) ? field[0] : field);
+      const expectedTotal = Number(firstOf(req.body?.expectedTotal));
+      // Sent only when the checkout came without the buyer's e-mail; a checkout that has one keeps it.
+      const email = firstOf(req.body?.email)?.trim();
+      if (email !== undefined && !EMAIL.safeParse(email).success) return show(req, reply, 422, null, { value: email, invalid: true });
       try {
-        const placed = await completeProtocolSession(db, { ownerId: id, clientAddress: req.ip }, id, base(req), expectedTotal, checkoutSetup(config));
+        const placed = await completeProtocolSession(db, { ownerId: id, clientAddress: req.ip }, id, base(req), expectedTotal, checkoutSetup(config), email);
         return await sendToPayment(deps, req, reply, placed, orderLink(signer, placed.order.id));
       } catch (err) {
         // What the buyer can act on is shown on the page again (422); the rest is the service's failure.
         if (err instanceof AppError && err.code === 'not_found') return reply.callNotFound();
         if (!(err instanceof PriceChanged || (err instanceof AppError && err.status < 500 && err.code !== 'rate_limited'))) throw err;
+        // Not ready: what it lacks is shown (the e-mail field marked, or the page's notice when the platform's part is missing).
+        if (err instanceof AppError && err.code === 'checkout_session_incomplete') return show(req, reply, 422, null, { value: email ?? '', invalid: true });
         const m = messagesFor((await loadChrome(db)).shop.language);
         return show(req, reply, 422, err instanceof AppError && err.code === 'out_of_stock' ? m.outOfStock : err instanceof AppError && err.code === 'checkout_session_closed' ? m.sessionClosed : m.cartChanged);
       }

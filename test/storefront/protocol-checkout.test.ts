@@ -85,16 +85,35 @@ describe('the payment page of an assistant’s checkout', () => {
     expect(res.body).not.toContain('method="post"');
   });
 
-  it('needs the buyer’s e-mail, which UCP lets the platform leave out: no payment offered, a post places nothing', async () => {
+  it('asks for the buyer’s e-mail when the platform left it out (UCP allows that), and places the order with the one typed', async () => {
     const { c, page } = await escalated([['pot_ceramic', 1]]);
     const without = checkout(await ucp(ctx.t, ctx.p, 'PUT', `/ucp/checkout-sessions/${c.id}`, { line_items: createBody([['pot_ceramic', 1]]).line_items, buyer: null }));
     // The platform itself could complete it: only the buyer's own page needs the address.
     expect(without.status).not.toBe('incomplete');
-    const res = await ctx.t.app.inject({ method: 'GET', url: page });
-    expect(res.body).toContain('not ready yet');
-    expect(res.body).not.toContain('method="post"');
-    expect((await post(page, `expectedTotal=${total(c, 'total')}`)).statusCode).toBe(422);
-    expect(await ctx.t.db.order.count({ where: { acpSessionId: c.id } })).toBe(0);
-    expect(checkout(await ucp(ctx.t, ctx.p, 'GET', `/ucp/checkout-sessions/${c.id}`)).status).not.toBe('completed');
+    const shown = await ctx.t.app.inject({ method: 'GET', url: page });
+    expect(shown.body).toContain('method="post"');
+    expect(shown.body).toMatch(/<input type="email" id="f-email" name="email"[^>]* required/);
+    const placeNone = async (payload: string) => {
+      const res = await post(page, payload);
+      expect(res.statusCode).toBe(422);
+      expect(res.body).toContain('aria-invalid="true"');
+      expect(res.body).toContain('Enter an e-mail address such as name@example.com.');
+      expect(await ctx.t.db.order.count({ where: { acpSessionId: c.id } })).toBe(0);
+      return res;
+    };
+    // Without an e-mail, or with one that is not an address: the field is marked (what was typed kept), nothing placed.
+    await placeNone(`expectedTotal=${total(c, 'total')}`);
+    expect((await placeNone(`expectedTotal=${total(c, 'total')}&email=not-an-address`)).body).toContain('value="not-an-address"');
+    expect((await ctx.t.db.checkoutSession.findUniqueOrThrow({ where: { id: c.id } })).buyer).toBeNull();
+
+    const res = await post(page, `expectedTotal=${total(c, 'total')}&email=${encodeURIComponent(' ada@example.com ')}`);
+    expect(res.statusCode, res.body).toBe(303);
+    const order = await ctx.t.db.order.findFirstOrThrow({ where: { acpSessionId: c.id } });
+    expect(order).toMatchObject({ email: 'ada@example.com', channel: 'ucp' });
+    const session = await ctx.t.db.checkoutSession.findUniqueOrThrow({ where: { id: c.id } });
+    expect(session).toMatchObject({ status: 'completed', orderId: order.id, buyer: { email: 'ada@example.com' } });
+    // One audit entry of the session, from the checkout as the platform left it to the completed one with the e-mail.
+    const [entry] = await ctx.t.db.auditEntry.findMany({ where: { tool: 'storefront.checkout_session', entityId: c.id } });
+    expect(entry).toMatchObject({ before: expect.objectContaining({ buyer: null }), after: expect.objectContaining({ status: 'completed', buyer: { email: 'ada@example.com' } }) });
   });
 });

@@ -22,28 +22,30 @@ export type CheckoutPageInput = {
 
 type FieldSpec = { name: keyof CheckoutFields; label: string; type?: 'text' | 'email' | 'tel'; autoComplete: string; maxLength: number; required: boolean; inputMode?: 'numeric' };
 
+/** One labelled input of a storefront form, with its error message when `error` is given (linked for screen readers). */
+export function TextField({ f, value, error }: { f: FieldSpec; value: string; error: string | null }) {
+  const attrs = {
+    id: `f-${f.name}`, name: f.name, value, autoComplete: f.autoComplete, maxLength: f.maxLength, required: f.required,
+    inputMode: f.inputMode, 'aria-invalid': error ? ('true' as const) : undefined, 'aria-describedby': error ? `e-${f.name}` : undefined,
+  };
+  return (
+    <p class="field">
+      <label for={`f-${f.name}`}>{f.label}</label>
+      {f.type === 'email' ? <input type="email" {...attrs} /> : f.type === 'tel' ? <input type="tel" {...attrs} /> : <input type="text" {...attrs} />}
+      {error ? (
+        <span class="field-error" id={`e-${f.name}`}>
+          {error}
+        </span>
+      ) : null}
+    </p>
+  );
+}
+
 /** Contact and delivery, the order summary, consent to the shop's terms and one button: the order is placed by a plain form post. */
 export function renderCheckoutPage({ chrome, base, cart, csrf, fields, invalid = [], error, termsPath }: CheckoutPageInput): string {
   const view: View = { base, chrome };
   const m = textOf(view);
-  const input = (f: FieldSpec) => {
-    const bad = invalid.includes(f.name);
-    const attrs = {
-      id: `f-${f.name}`, name: f.name, value: fields[f.name], autoComplete: f.autoComplete, maxLength: f.maxLength, required: f.required,
-      inputMode: f.inputMode, 'aria-invalid': bad ? ('true' as const) : undefined, 'aria-describedby': bad ? `e-${f.name}` : undefined,
-    };
-    return (
-      <p class="field">
-        <label for={`f-${f.name}`}>{f.label}</label>
-        {f.type === 'email' ? <input type="email" {...attrs} /> : f.type === 'tel' ? <input type="tel" {...attrs} /> : <input type="text" {...attrs} />}
-        {bad ? (
-          <span class="field-error" id={`e-${f.name}`}>
-            {m.invalidField[f.name]}
-          </span>
-        ) : null}
-      </p>
-    );
-  };
+  const input = (f: FieldSpec) => <TextField f={f} value={fields[f.name]} error={invalid.includes(f.name) ? m.invalidField[f.name] : null} />;
   const termsBad = invalid.includes('terms');
   return renderDocument({
     view,

@@ -4,6 +4,7 @@ import type { Chrome } from '../../services/storefront.ts';
 import { renderDocument } from '../document.tsx';
 import { priceOf, textOf, type View } from '../view.ts';
 import { Totals } from './cart.tsx';
+import { TextField } from './checkout.tsx';
 
 /** The delivery address as the lines of a label: name, street, postcode and city with the country; empty lines left out. */
 const addressLines = (a: SessionAddress) =>
@@ -15,8 +16,13 @@ const addressLines = (a: SessionAddress) =>
 
 export type ProtocolCheckoutPageInput = {
   chrome: Chrome; base: string; session: SessionView;
-  /** Whether something keeps the buyer from paying it here (notPayableByBuyer): then the page says so, with no form. */
+  /** Whether something keeps the buyer from paying it here (notReady): then the page says so, with no form. */
   blocked: boolean;
+  /**
+   * The e-mail the buyer typed, while the checkout has none (UCP lets the platform leave it out; the order's
+   * confirmation and payment details go to it): the form asks for it. Undefined when the checkout has one.
+   */
+  email?: { value: string; invalid: boolean };
   /** Where the form posts: the page's own signed path. */
   action: string;
   /** The shop's payment provider: Stripe sends the buyer to its hosted page, manual gives instructions after placing. */
@@ -31,7 +37,7 @@ export type ProtocolCheckoutPageInput = {
  * assistant gathered, and one button that pays with the shop's provider. A session that is not payable says why
  * instead (closed, completed, still missing something, or waiting for the bank's 3-D Secure).
  */
-export function renderProtocolCheckoutPage({ chrome, base, session, blocked, action, provider, orderPath, error }: ProtocolCheckoutPageInput): string {
+export function renderProtocolCheckoutPage({ chrome, base, session, blocked, email, action, provider, orderPath, error }: ProtocolCheckoutPageInput): string {
   const view: View = { base, chrome };
   const m = textOf(view);
   const address = session.fulfillment.address;
@@ -107,6 +113,14 @@ export function renderProtocolCheckoutPage({ chrome, base, session, blocked, act
         {state === 'payable' ? (
           <form method="post" action={action}>
             <input type="hidden" name="expectedTotal" value={String(session.totals.total)} />
+            {email ? <h2>{m.contact}</h2> : null}
+            {email ? (
+              <TextField
+                f={{ name: 'email', label: m.email, type: 'email', autoComplete: 'email', maxLength: 254, required: true }}
+                value={email.value}
+                error={email.invalid ? m.invalidField.email : null}
+              />
+            ) : null}
             <p>{provider === 'stripe' ? m.sessionPayStripe : m.sessionPayManual}</p>
             <p>
               <button type="submit">{provider === 'stripe' ? m.payNow : m.placeOrder}</button>
