@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { baseUrlOf } from '../http/base-url.ts';
-import { acceptFormBodies, type FormBody } from '../http/form-body.ts';
+import { acceptFormBodies, formField, type FormBody } from '../http/form-body.ts';
 import { count } from '../http/request-guard.ts';
 import { checkoutSetup } from '../services/checkout.ts';
 import { notReady } from '../services/checkout-sessions.ts';
@@ -29,7 +29,6 @@ const FORM_BODY_LIMIT = 4 * 1024;
 type TypedEmail = { value: string; invalid: boolean };
 
 const EMAIL = emailInput();
-const firstOf = (field: string | string[] | undefined) => (Array.isArray(field) ? field[0] : field);
 
 export function registerProtocolCheckoutRoutes(app: FastifyInstance, deps: ShopDeps): void {
   const { db, config } = deps;
@@ -60,9 +59,9 @@ export function registerProtocolCheckoutRoutes(app: FastifyInstance, deps: ShopD
       const signer = await shopSigner(db, deps.secrets);
       const { id, signature } = req.params;
       if (!signer.verify('checkout_session', id, signature)) return reply.callNotFound();
-      const expectedTotal = Number(firstOf(req.body?.expectedTotal));
+      const expectedTotal = Number(formField(req.body?.expectedTotal));
       // Sent only when the checkout came without the buyer's e-mail; a checkout that has one keeps it.
-      const email = firstOf(req.body?.email)?.trim();
+      const email = formField(req.body?.email)?.trim();
       if (email !== undefined && !EMAIL.safeParse(email).success) return show(req, reply, 422, null, { value: email, invalid: true });
       try {
         const placed = await completeProtocolSession(db, { ownerId: id, clientAddress: req.ip }, id, base(req), expectedTotal, checkoutSetup(config), email);

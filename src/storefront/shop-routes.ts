@@ -6,7 +6,7 @@ import { openCheckoutSession } from '../services/payments.ts';
 import type { Db } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 import { baseUrlOf } from '../http/base-url.ts';
-import { acceptFormBodies, type FormBody } from '../http/form-body.ts';
+import { acceptFormBodies, formField, type FormBody } from '../http/form-body.ts';
 import type { Limiter } from '../http/rate-limit.ts';
 import { count } from '../http/request-guard.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
@@ -33,7 +33,6 @@ export const TERMS_PAGE_SLUG = 'terms';
 const FORM_BODY_LIMIT = 16 * 1024;
 
 const units = z.coerce.number().int().min(0).max(99);
-const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 const CheckoutForm = z.object({
   email: emailInput(),
   shippingName: text({ min: 1, max: 200 }),
@@ -129,7 +128,7 @@ export function registerShopRoutes(app: FastifyInstance, deps: ShopDeps): ShopRo
       const s = await signerOf();
       const form: FormBody = FormSchema.safeParse(req.body).data ?? {};
       const found = shopperOf(req, s);
-      if (found.isNew || !s.verify('csrf', found.ownerId, one(form._csrf))) {
+      if (found.isNew || !s.verify('csrf', found.ownerId, formField(form._csrf))) {
         const chrome = await loadChrome(db);
         const m = messagesFor(chrome.shop.language);
         await showCart(req, reply, 403, m.formExpired);
@@ -147,7 +146,7 @@ export function registerShopRoutes(app: FastifyInstance, deps: ShopDeps): ShopRo
       } catch (err) {
         if (!(err instanceof AppError) || err.status >= 500 || err.code === 'rate_limited') throw err;
         const m = messagesFor((await loadChrome(db)).shop.language);
-        const code = one(posted.form.code) ?? '';
+        const code = formField(posted.form.code) ?? '';
         const message = err.code === 'discount_unavailable' ? m.discountUnavailable(code.toUpperCase()) : err.code === 'out_of_stock' ? m.outOfStock : m.cartChanged;
         return showCart(req, reply, 422, message);
       }
@@ -156,22 +155,22 @@ export function registerShopRoutes(app: FastifyInstance, deps: ShopDeps): ShopRo
 
     scope.post(CART_ITEMS_PATH, (req, reply) =>
       cartChange(req, reply, async (who, form) => {
-        const variantId = one(form.variantId) ?? '';
-        const quantity = units.min(1).safeParse(one(form.quantity) ?? '1');
+        const variantId = formField(form.variantId) ?? '';
+        const quantity = units.min(1).safeParse(formField(form.quantity) ?? '1');
         await addToWebCart(db, who, variantId, quantity.success ? quantity.data : 1);
       }));
 
     scope.post(CART_LINES_PATH, (req, reply) =>
       cartChange(req, reply, async (who, form) => {
-        const quantity = one(form.remove) === '1' ? 0 : units.safeParse(one(form.quantity)).data;
+        const quantity = formField(form.remove) === '1' ? 0 : units.safeParse(formField(form.quantity)).data;
         if (quantity === undefined) throw new AppError('value_out_of_range', 'quantity: 0 to 99.');
-        await setWebCartLine(db, who, one(form.variantId) ?? '', quantity);
+        await setWebCartLine(db, who, formField(form.variantId) ?? '', quantity);
       }));
 
     scope.post(CART_DISCOUNT_PATH, (req, reply) =>
       cartChange(req, reply, async (who, form) => {
-        const code = (one(form.code) ?? '').trim();
-        await setWebCartDiscount(db, who, one(form.remove) === '1' || code === '' ? null : code.slice(0, 64));
+        const code = (formField(form.code) ?? '').trim();
+        await setWebCartDiscount(db, who, formField(form.remove) === '1' || code === '' ? null : code.slice(0, 64));
       }));
 
     scope.post(CHECKOUT_PATH, async (req, reply) => {
@@ -179,10 +178,10 @@ export function registerShopRoutes(app: FastifyInstance, deps: ShopDeps): ShopRo
       if (!posted) return reply;
       const { who, form } = posted;
       const fields: CheckoutFields = {
-        email: (one(form.email) ?? '').trim(), shippingName: (one(form.shippingName) ?? '').trim(), shippingAddress: (one(form.shippingAddress) ?? '').trim(),
-        shippingZip: (one(form.shippingZip) ?? '').trim(), shippingCity: (one(form.shippingCity) ?? '').trim(), phoneNumber: (one(form.phoneNumber) ?? '').trim(),
+        email: (formField(form.email) ?? '').trim(), shippingName: (formField(form.shippingName) ?? '').trim(), shippingAddress: (formField(form.shippingAddress) ?? '').trim(),
+        shippingZip: (formField(form.shippingZip) ?? '').trim(), shippingCity: (formField(form.shippingCity) ?? '').trim(), phoneNumber: (formField(form.phoneNumber) ?? '').trim(),
       };
-      const parsed = CheckoutForm.safeParse({ ...fields, terms: one(form.terms) });
+      const parsed = CheckoutForm.safeParse({ ...fields, terms: formField(form.terms) });
       if (!parsed.success) {
         const invalid = CHECKOUT_FIELDS.filter((f) => parsed.error.issues.some((i) => i.path[0] === f));
         return showCheckout(req, reply, 422, { fields, invalid });
@@ -190,7 +189,7 @@ export function registerShopRoutes(app: FastifyInstance, deps: ShopDeps): ShopRo
       const cart = await openWebCart(db, who.ownerId);
       if (!cart) return seeOther(reply, CART_PATH);
       const { terms: _terms, phoneNumber, ...contact } = parsed.data;
-      const expectedTotal = Number(one(form.expectedTotal));
+      const expectedTotal = Number(formField(form.expectedTotal));
       try {
         const placed = await checkOutWebCart(db, who, cart.id, { ...contact, ...(phoneNumber ? { phoneNumber } : {}) }, expectedTotal, checkoutSetup(config));
         const s = await signerOf();

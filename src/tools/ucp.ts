@@ -93,12 +93,16 @@ async function withBook(ctx: WriteContext, checkout: CheckoutRequest, email: str
   return { checkout: saved, book: await addressBook(ctx.db, email) };
 }
 
-async function rendered(ctx: ReadContext | WriteContext, row: CheckoutSession, refuse = false) {
+/**
+ * The checkout as the protocol answers it. `refuse`: a create or update, which refuses lines the shop cannot sell;
+ * `book`: the buyer's address book as that write already read it (withBook), so it is not read again.
+ */
+async function rendered(ctx: ReadContext | WriteContext, row: CheckoutSession, refuse = false, book?: BookEntry[]) {
   const base = publicBase(ctx.config);
   const view = await viewSession(ctx.db, row, base);
   if (refuse) refuseUnsellable(view);
   const email = view.buyer?.email;
-  const offered = !view.fulfillment.address && email && mayUseBook(ctx) ? await addressBook(ctx.db, email) : [];
+  const offered = view.fulfillment.address || !email || !mayUseBook(ctx) ? [] : (book ?? await addressBook(ctx.db, email));
   return checkoutOf(view, { handlers: paymentHandlers(ctx.config), orderUrl: (id) => orderUrlOf(base, id), continueUrl: await continueUrlOf(ctx, base, view), offered });
 }
 
@@ -131,7 +135,7 @@ export const ucpTools: readonly Tool[] = [
       const facts = await platform(ctx, meta);
       const { checkout, book } = await withBook(ctx, request, request.buyer?.email);
       const row = newSession(ownerOf(ctx), 'ucp', { ...changesOf(checkout, null, book), platform: facts });
-      const answer = await rendered(ctx, row, true);
+      const answer = await rendered(ctx, row, true, book);
       // Stored in the write's final statement, so after everything the answer read.
       await insertSession(ctx.db, row);
       audited(ctx, null, row);
@@ -169,7 +173,7 @@ export const ucpTools: readonly Tool[] = [
       const { checkout, book } = await withBook(ctx, request, email);
       const { before, after } = await updateSession(ctx.db, owner, id, 'ucp', { ...changesOf(checkout, current, book), platform: facts });
       audited(ctx, before, after);
-      return rendered(ctx, after, true);
+      return rendered(ctx, after, true, book);
     },
   }),
   defineTool({
