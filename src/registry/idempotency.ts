@@ -60,8 +60,8 @@ function outcomeOf(row: RecordRow | undefined, claim: IdempotencyClaim): StoredO
 
 /**
  * The outcome of an earlier call with this key, read without a transaction: a record is only ever written with its
- * final outcome, in the transaction of the call, so one that is visible is final. A replay then costs one indexed
- * read; a first call goes on to claim the key inside its transaction.
+ * final outcome, in the transaction of the call, so one that is visible is final. Read when a write's claim found
+ * the key stored (invokeTool's second run): a first call does not look, its claim does.
  */
 export async function earlierOutcome(db: Db, claim: IdempotencyClaim): Promise<StoredOutcome | null> {
   const [row] = await queryRows<RecordRow>(db, Prisma.sql`
@@ -72,10 +72,12 @@ export async function earlierOutcome(db: Db, claim: IdempotencyClaim): Promise<S
 
 /**
  * Claims the key inside the write's transaction: a transaction-scoped advisory lock makes a concurrent retry fail
- * fast with 409 instead of running the write twice. The record itself was read by earlierOutcome() just before; a
- * call with this key that committed since is caught by the claim once it holds the lock (SQLSTATE 40001, before the
- * handler runs on the rows that call left), or at the latest when this one stores its outcome (recordWrite's
- * statement), and the call is run again, which replays it.
+ * fast with 409 instead of running the write twice. Once it holds the lock it looks for a live record of the key: a
+ * call with this key that committed before fails the claim (SQLSTATE 40001; every statement of the handler behind it
+ * fails with it, so nothing the handler does in the database runs), or at the latest this one's own outcome fails to
+ * store (recordWrite's statement); either way the call runs again, reads the record (earlierOutcome) and replays it.
+ * A handler therefore calls nothing outside the database before its first statement that it would not call twice
+ * (its payments and other effects come after the commit, or after a statement of its own).
  * The statement is the transaction's first, pipelined with its BEGIN (inTransaction's `opening`): nothing waits for
  * its answer, so a key held by a running call raises (agent_api_claim_key, SQLSTATE AK409: keyInUse) and the
  * transaction fails with it.

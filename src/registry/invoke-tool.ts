@@ -88,7 +88,7 @@ async function run(deps: InvokeDeps, req: InvokeRequest): Promise<InvokeResult> 
       ? { apiKeyId: req.principal.keyId, key: req.idempotencyKey, tool: tool.name, requestHash: requestHash(tool.name, req.body) }
       : null;
   for (let attempt = 1; ; attempt++) {
-    const outcome = await writeOnce(deps, req, { args, dryRun, idem, readContext });
+    const outcome = await writeOnce(deps, req, { args, dryRun, idem, readContext, lookFirst: attempt > 1 });
     if (outcome !== RUN_AGAIN) return 'dryRun' in outcome ? outcome : complete(tool, outcome, { ...readContext, db: deps.db });
     if (attempt === WRITE_ATTEMPTS) {
       throw new AppError('service_unavailable', 'Concurrent changes to the same rows kept this write from completing; nothing was changed. Retry it.', { 'Retry-After': '1' });
@@ -105,10 +105,15 @@ const WRITE_ATTEMPTS = 5;
 /** writeOnce's answer when the write was rolled back and should be run again from the start. */
 const RUN_AGAIN = Symbol('run again');
 
-type WriteInput = { args: Record<string, unknown>; dryRun: boolean | undefined; idem: IdempotencyClaim | null; readContext: Omit<ReadContext, 'db'> };
+/**
+ * `lookFirst`: read the key's stored outcome before the transaction (earlierOutcome). Only when a run came back: a
+ * first run leaves that to its claim, which raises 40001 when a live record of the key exists, so the run comes back
+ * and looks then. A first call, nearly every call, saves a round trip; a replay costs one rolled-back claim more.
+ */
+type WriteInput = { args: Record<string, unknown>; dryRun: boolean | undefined; idem: IdempotencyClaim | null; readContext: Omit<ReadContext, 'db'>; lookFirst: boolean };
 
 /** One run of a write: its transaction with the handler, the audit entries, events and stored outcome. */
-async function writeOnce(deps: InvokeDeps, req: InvokeRequest, { args, dryRun, idem, readContext }: WriteInput): Promise<InvokeResult | typeof RUN_AGAIN> {
+async function writeOnce(deps: InvokeDeps, req: InvokeRequest, { args, dryRun, idem, readContext, lookFirst }: WriteInput): Promise<InvokeResult | typeof RUN_AGAIN> {
   const { tool } = req;
   const changes: Change[] = [];
   const effects: Array<() => Promise<void>> = [];
@@ -128,7 +133,7 @@ async function writeOnce(deps: InvokeDeps, req: InvokeRequest, { args, dryRun, i
     dryRun: dryRun === true,
   });
 
-  if (idem) {
+  if (idem && lookFirst) {
     const earlier = await earlierOutcome(deps.db, idem);
     if (earlier) return replay(earlier);
   }

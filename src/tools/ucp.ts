@@ -7,7 +7,7 @@ import { AppError } from '../errors.ts';
 import { checkProfileUrl, platformOf, type PlatformFacts } from '../protocols/ucp/platform.ts';
 import { continueUrlOf, paidInstrument, paymentHandlers, settleAfterCommit, takePayment } from '../protocols/ucp/payment.ts';
 import {
-  changesOf, checkoutOf, chosenInstrument, CheckoutRequest, CompleteRequest, orderOf, OrderUpdateRequest, recordUpdate, storedRecord, withSavedIds, type OrderFacts, type OrderRecord, type RecordedEvent,
+  changesOf, checkoutOf, chosenInstrument, CheckoutRequest, CompleteRequest, orderOf, OrderUpdateRequest, recordUpdate, selectsUnsentDestination, storedRecord, withSavedIds, type OrderFacts, type OrderRecord, type RecordedEvent,
 } from '../protocols/ucp/wire.ts';
 import { defineTool, type ReadContext, type Tool, type WriteContext } from '../registry/define-tool.ts';
 import { describeIssues } from '../registry/invoke-tool.ts';
@@ -80,9 +80,10 @@ const mayUseBook = (ctx: Pick<ReadContext, 'principal'>) => ctx.principal?.scope
 
 /**
  * The body with the buyer's address book applied: a destination sent without an id is saved for the buyer (or found
- * saved) and takes its id; and the book, by whose ids a destination may be selected.
+ * saved) and takes its id; and the book, by whose ids a destination may be selected, when the body selects one it
+ * does not send (undefined otherwise: not read, as most platforms send the address they select).
  */
-async function withBook(ctx: WriteContext, checkout: CheckoutRequest, email: string | undefined): Promise<{ checkout: CheckoutRequest; book: BookEntry[] }> {
+async function withBook(ctx: WriteContext, checkout: CheckoutRequest, email: string | undefined): Promise<{ checkout: CheckoutRequest; book: BookEntry[] | undefined }> {
   if (!email || !mayUseBook(ctx)) return { checkout, book: [] };
   const saved = await withSavedIds(checkout, async (address) => {
     if (!address.streetAddress && !address.postalCode) return null;
@@ -90,12 +91,13 @@ async function withBook(ctx: WriteContext, checkout: CheckoutRequest, email: str
     if (entry.created) ctx.audit({ entityType: 'buyer_address', entityId: entry.id, before: null, after: { id: entry.id, email: bookEmail(email), address: entry.address } });
     return entry.id;
   });
-  return { checkout: saved, book: await addressBook(ctx.db, email) };
+  return { checkout: saved, book: selectsUnsentDestination(saved) ? await addressBook(ctx.db, email) : undefined };
 }
 
 /**
  * The checkout as the protocol answers it. `refuse`: a create or update, which refuses lines the shop cannot sell;
- * `book`: the buyer's address book as that write already read it (withBook), so it is not read again.
+ * `book`: the buyer's address book as that write already read it (withBook), so it is not read again; read here only
+ * when it is offered (the checkout has no address yet).
  */
 async function rendered(ctx: ReadContext | WriteContext, row: CheckoutSession, refuse = false, book?: BookEntry[]) {
   const base = publicBase(ctx.config);
@@ -134,7 +136,7 @@ export const ucpTools: readonly Tool[] = [
       const request = parsed(CheckoutRequest, body);
       const facts = await platform(ctx, meta);
       const { checkout, book } = await withBook(ctx, request, request.buyer?.email);
-      const row = newSession(ownerOf(ctx), 'ucp', { ...changesOf(checkout, null, book), platform: facts });
+      const row = newSession(ownerOf(ctx), 'ucp', { ...changesOf(checkout, null, book ?? []), platform: facts });
       const answer = await rendered(ctx, row, true, book);
       // Stored in the write's final statement, so after everything the answer read.
       await insertSession(ctx.db, row);
@@ -171,7 +173,7 @@ export const ucpTools: readonly Tool[] = [
       // The buyer the checkout will have: the one sent, else the one it has.
       const email = request.buyer === undefined ? current.buyer?.email : request.buyer?.email;
       const { checkout, book } = await withBook(ctx, request, email);
-      const { before, after } = await updateSession(ctx.db, owner, id, 'ucp', { ...changesOf(checkout, current, book), platform: facts });
+      const { before, after } = await updateSession(ctx.db, owner, id, 'ucp', { ...changesOf(checkout, current, book ?? []), platform: facts });
       audited(ctx, before, after);
       return rendered(ctx, after, true, book);
     },

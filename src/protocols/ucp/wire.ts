@@ -123,17 +123,37 @@ const addressOf = (a: z.infer<typeof PostalAddress>): SessionAddress =>
 const addressOut = (a: SessionAddress): Record<string, string> =>
   Object.fromEntries(ADDRESS_FIELDS.flatMap(([ours, theirs]) => (a[ours] ? [[theirs, a[ours]]] : [])));
 
+type ShippingMethod = NonNullable<NonNullable<CheckoutRequest['fulfillment']>['methods']>[number];
+
+const shippingMethod = (f: NonNullable<CheckoutRequest['fulfillment']>) => f.methods?.find((m) => (m.type ?? 'shipping') === 'shipping');
+
+/** The destination id a shipping method selects (or its only one's), and the destination it sends with that id. */
+function selectionOf(method: ShippingMethod) {
+  const destinations = method.destinations ?? [];
+  // A destination without an id (or with an empty one) is the first one's default id.
+  const selectedId = method.selected_destination_id || (destinations.length === 1 ? (destinations[0].id || 'dest_1') : null);
+  return { selectedId, named: destinations.find((d, i) => (d.id || (i === 0 ? 'dest_1' : undefined)) === selectedId) };
+}
+
+/**
+ * Whether the body selects a destination it does not send (one of the session's, or a saved address): only then
+ * does a create or update need the buyer's address book to read the body.
+ */
+export function selectsUnsentDestination(body: CheckoutRequest): boolean {
+  const method = body.fulfillment ? shippingMethod(body.fulfillment) : undefined;
+  if (!method) return false;
+  const { selectedId, named } = selectionOf(method);
+  return selectedId !== null && !named;
+}
+
 /**
  * The fulfillment the platform chose: the shipping method's selected destination (or its only one) and the option
  * selected in its first group. Pickup is not offered by this shop; a pickup method is ignored.
  */
 function fulfillmentOf(f: NonNullable<CheckoutRequest['fulfillment']>, current: SessionFulfillment | null, book: readonly BookEntry[]): SessionFulfillment | null {
-  const method = f.methods?.find((m) => (m.type ?? 'shipping') === 'shipping');
+  const method = shippingMethod(f);
   if (!method) return current;
-  const destinations = method.destinations ?? [];
-  // A destination without an id (or with an empty one) is the first one's default id.
-  const selectedId = method.selected_destination_id || (destinations.length === 1 ? (destinations[0].id || 'dest_1') : null);
-  const named = destinations.find((d, i) => (d.id || (i === 0 ? 'dest_1' : undefined)) === selectedId);
+  const { selectedId, named } = selectionOf(method);
   // A destination the platform only names by id: the one the session has, else a saved address offered to it.
   const saved = book.find((e) => e.id === selectedId)?.address ?? null;
   const address = named ? addressOf(named) : selectedId !== null && current?.destinationId === selectedId ? current.address : saved;
