@@ -2,7 +2,8 @@
 // webhook endpoint of format `ucp` or `acp` whose creator is the platform's own key, that receives the orders of that
 // platform's sessions only, through the same outbox and delivery worker as every other endpoint.
 import { randomBytes } from 'node:crypto';
-import type { DbClient, Tx } from '../db/client.ts';
+import { queryRows, type DbClient, type Tx } from '../db/client.ts';
+import { Prisma } from '../generated/prisma/client.ts';
 import { AppError } from '../errors.ts';
 import { newSigningSecret } from '../events/signing.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
@@ -15,9 +16,13 @@ export const PLATFORM_ORDER_EVENTS = ['order.created', 'order.status_changed'];
 /** The endpoint formats whose deliveries go to a checkout platform (the others are Standard Webhooks). */
 export const PLATFORM_FORMATS: readonly string[] = ['ucp', 'acp'];
 
-/** The platform's endpoint for this URL, created on first use; null when the key no longer exists. */
+/**
+ * The platform's endpoint for this URL, created on first use; null when the key no longer exists. Looked up on every
+ * create and update of a platform with a webhook: a prepared statement, not Prisma's per-call query path.
+ */
 export async function ensurePlatformEndpoint(tx: Tx, secrets: SecretBox, keyId: string, url: string, platform: string): Promise<string | null> {
-  const existing = await tx.webhookEndpoint.findFirst({ where: { format: 'ucp', creatorKeyId: keyId, url }, select: { id: true } });
+  const [existing] = await queryRows<{ id: string }>(tx, Prisma.sql`
+    SELECT id FROM "WebhookEndpoint" WHERE format = 'ucp' AND "creatorKeyId" = ${keyId} AND url = ${url} LIMIT 1`, { prepareAs: 'platform_endpoint' });
   if (existing) return existing.id;
   const key = await tx.apiKey.findUnique({ where: { id: keyId }, select: { secretHash: true } });
   if (!key) return null;
