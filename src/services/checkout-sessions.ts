@@ -155,9 +155,15 @@ async function lockForCompletion(tx: Tx, owner: SessionOwner, id: string, protoc
   return { row: session, pricing: await pricingOf(tx, pricing) };
 }
 
-/** Applies an update: lines, buyer, fulfillment, codes and platform facts that are given replace the stored ones. */
-export async function updateSession(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, changes: SessionChanges, now = new Date()) {
+/**
+ * Applies an update: the session is locked, viewed as it stands (`revise` reads a protocol's body against it), and
+ * the lines, buyer, fulfillment, codes and platform facts the changes give replace the stored ones.
+ */
+export async function reviseSession(
+  tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, revise: (current: SessionView) => SessionChanges | Promise<SessionChanges>, now = new Date(),
+) {
   const before = await lockChangeable(tx, owner, id, protocol, now);
+  const changes = await revise(await viewSession(tx, before, baseUrl, now));
   const after = await tx.checkoutSession.update({
     where: { id },
     data: {

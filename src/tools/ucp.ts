@@ -13,7 +13,7 @@ import { defineTool, type ReadContext, type Tool, type WriteContext } from '../r
 import { describeIssues } from '../registry/invoke-tool.ts';
 import { problemOfIssues } from '../schemas/domain-issue.ts';
 import {
-  cancelSession, completedOrderEntry, completeSession, escalateSession, findSession, insertSession, newSession, sessionFulfillment, sessionSnapshot, updateSession, viewSession,
+  cancelSession, completedOrderEntry, completeSession, escalateSession, findSession, insertSession, newSession, reviseSession, sessionFulfillment, sessionSnapshot, viewSession,
   type SessionOwner, type SessionView,
 } from '../services/checkout-sessions.ts';
 import { changeOrderStatus, loadOrder, type Shipment } from '../services/orders.ts';
@@ -167,13 +167,15 @@ export const ucpTools: readonly Tool[] = [
     output: UcpObject,
     async handler({ meta, id, checkout: body }, ctx) {
       const request = parsed(CheckoutRequest, body);
-      const owner = ownerOf(ctx);
       const facts = await platform(ctx, meta);
-      const current = await viewSession(ctx.db, await findSession(ctx.db, owner, id, 'ucp'), publicBase(ctx.config));
-      // The buyer the checkout will have: the one sent, else the one it has.
-      const email = request.buyer === undefined ? current.buyer?.email : request.buyer?.email;
-      const { checkout, book } = await withBook(ctx, request, email);
-      const { before, after } = await updateSession(ctx.db, owner, id, 'ucp', { ...changesOf(checkout, current, book ?? []), platform: facts });
+      let book: BookEntry[] | undefined;
+      const { before, after } = await reviseSession(ctx.db, ownerOf(ctx), id, 'ucp', publicBase(ctx.config), async (current) => {
+        // The buyer the checkout will have: the one sent, else the one it has.
+        const email = request.buyer === undefined ? current.buyer?.email : request.buyer?.email;
+        const applied = await withBook(ctx, request, email);
+        book = applied.book;
+        return { ...changesOf(applied.checkout, current, book ?? []), platform: facts };
+      });
       audited(ctx, before, after);
       return rendered(ctx, after, true, book);
     },

@@ -9,7 +9,7 @@ import { AppError } from '../../errors.ts';
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
 import { defineTool, type ReadContext, type Tool, type WriteContext } from '../../registry/define-tool.ts';
 import {
-  cancelSession, completedOrderEntry, completeSession, findSession, insertSession, newSession, sessionSnapshot, updateSession, viewSession, type SessionOwner,
+  cancelSession, completedOrderEntry, completeSession, findSession, insertSession, newSession, sessionSnapshot, reviseSession, viewSession, type SessionOwner,
 } from '../../services/checkout-sessions.ts';
 import { markTokenOrderPaid, paidByToken } from '../../services/agent-payments.ts';
 import { changesOf, CompleteRequest, CreateRequest, sessionOf, stripeHandler, UpdateRequest, type Handler } from './wire.ts';
@@ -103,8 +103,7 @@ export const acpOperations = {
     async handler({ id, body }, ctx) {
       const request = UpdateRequest.parse(body);
       const owner = ownerOf(ctx);
-      const current = await viewSession(ctx.db, await findSession(ctx.db, owner, id, 'acp'), publicBase(ctx.config));
-      const { before, after } = await updateSession(ctx.db, owner, id, 'acp', changesOf(request, current));
+      const { before, after } = await reviseSession(ctx.db, owner, id, 'acp', publicBase(ctx.config), (current) => changesOf(request, current));
       audited(ctx, before, after);
       return rendered(ctx, after);
     },
@@ -140,8 +139,7 @@ export const completeOperation = (db: Db, payment: { intentId: string; amount: n
       const owner = ownerOf(ctx);
       if (!payment) throw new AppError('checkout_session_closed', `Checkout session "${id}" cannot be completed now.`);
       if (request.buyer) {
-        const current = await viewSession(ctx.db, await findSession(ctx.db, owner, id, 'acp'), publicBase(ctx.config));
-        const { before, after } = await updateSession(ctx.db, owner, id, 'acp', changesOf({ buyer: request.buyer }, current));
+        const { before, after } = await reviseSession(ctx.db, owner, id, 'acp', publicBase(ctx.config), (current) => changesOf({ buyer: request.buyer }, current));
         audited(ctx, before, after);
       }
       const base = publicBase(ctx.config);
