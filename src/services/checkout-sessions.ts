@@ -140,46 +140,72 @@ async function lockChangeable(tx: Tx, owner: SessionOwner, id: string, protocol:
 }
 
 /**
- * The session locked for its completion and priced, in one statement (a completion's round trips are what a
+ * The session locked for a completion or a revision and priced, in one statement (a write's round trips are what a
  * session's speed is made of, docs/performance.md): its variants, codes and the shipping rates read from the locked
- * row itself.
+ * row itself, with `also` the variants and codes a revision's body brings.
  */
-async function lockForCompletion(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date) {
+async function lockPriced(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date, also: PricingHint = { variantIds: [], codes: [] }) {
   const [row] = await queryRows<CheckoutSession & { pricing: PricingJson }>(tx, Prisma.sql`
     WITH s AS (SELECT * FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE)
     SELECT s.*, ${pricingJson(
-      Prisma.sql`(SELECT DISTINCT x->>'variantId' FROM jsonb_array_elements(s.lines) x) AS l(id)`, Prisma.sql`unnest(s."discountCodes") AS c(code)`, Prisma.sql`true`,
+      Prisma.sql`(SELECT x->>'variantId' FROM jsonb_array_elements(s.lines) x UNION SELECT unnest(${also.variantIds}::text[])) AS l(id)`,
+      Prisma.sql`(SELECT unnest(s."discountCodes") UNION SELECT unnest(${also.codes}::text[])) AS c(code)`, Prisma.sql`true`,
     )} AS pricing
     FROM s`, { prepareAs: 'lock_checkout_session_priced' });
   const { pricing, ...session } = changeable(row, owner, id, protocol, now);
   return { row: session, pricing: await pricingOf(tx, pricing) };
 }
 
+/** Variants and codes to price. */
+type PricingHint = { variantIds: readonly string[]; codes: readonly string[] };
+
 /**
- * Applies an update: the session is locked, viewed as it stands (`revise` reads a protocol's body against it), and
- * the lines, buyer, fulfillment, codes and platform facts the changes give replace the stored ones.
+ * Applies an update: the session is locked and viewed as it stands (`revise` reads a protocol's body against it);
+ * the lines, buyer, fulfillment, codes and platform facts the changes give replace the stored ones, and the session
+ * is viewed again as it will be. The statement that locks the session prices both views when `brings` has the lines
+ * and codes the body sets whatever the session holds (a second read only for what it did not name). The revised row
+ * is stored by storeRevision, after the answer is rendered.
  */
 export async function reviseSession(
-  tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, revise: (current: SessionView) => SessionChanges | Promise<SessionChanges>, now = new Date(),
+  tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string,
+  revise: (current: SessionView) => SessionChanges | Promise<SessionChanges>, brings: Pick<SessionChanges, 'lines' | 'discountCodes'> = {}, now = new Date(),
 ) {
-  const before = await lockChangeable(tx, owner, id, protocol, now);
-  const changes = await revise(await viewSession(tx, before, baseUrl, now));
-  const after = await tx.checkoutSession.update({
-    where: { id },
-    data: {
-      ...(changes.lines !== undefined ? { lines: nextLines(asLines(before.lines), changes.lines) } : {}),
-      ...(changes.buyer !== undefined ? { buyer: toJsonValue(changes.buyer) } : {}),
-      ...(changes.fulfillment !== undefined ? { fulfillment: toJsonValue(changes.fulfillment) } : {}),
-      ...(changes.discountCodes !== undefined ? { discountCodes: [...new Set(changes.discountCodes.map(normalizeCode))] } : {}),
-      ...(changes.platform !== undefined ? { platform: toJsonValue(changes.platform) } : {}),
-      // Any change re-opens a session that was sent to the buyer for escalation: the platform tries again, and a
-      // payment that waited for the buyer's authentication is left behind (it was for the session as it was).
-      status: 'incomplete',
-      pendingPayment: Prisma.DbNull,
-      updatedAt: now,
-    },
-  });
-  return { before, after };
+  const also = { variantIds: (brings.lines ?? []).map((l) => l.variantId), codes: (brings.discountCodes ?? []).map(normalizeCode) };
+  const { row: before, pricing } = await lockPriced(tx, owner, id, protocol, now, also);
+  const own = pricingNeeds(before);
+  const read = { variantIds: [...own.variantIds, ...also.variantIds], codes: [...own.codes, ...also.codes] };
+  const changes = await revise(await viewSession(tx, before, baseUrl, now, pricing));
+  const after: CheckoutSession = {
+    ...before,
+    ...(changes.lines !== undefined ? { lines: plainJson(nextLines(asLines(before.lines), changes.lines)) } : {}),
+    ...(changes.buyer !== undefined ? { buyer: plainJson(changes.buyer) } : {}),
+    ...(changes.fulfillment !== undefined ? { fulfillment: plainJson(changes.fulfillment) } : {}),
+    ...(changes.discountCodes !== undefined ? { discountCodes: [...new Set(changes.discountCodes.map(normalizeCode))] } : {}),
+    ...(changes.platform !== undefined ? { platform: plainJson(changes.platform) } : {}),
+    // Any change re-opens a session that was sent to the buyer for escalation: the platform tries again, and a
+    // payment that waited for the buyer's authentication is left behind (it was for the session as it was).
+    status: 'incomplete',
+    pendingPayment: null,
+    updatedAt: now,
+  };
+  const needed = pricingNeeds(after);
+  const covered = needed.variantIds.every((v) => read.variantIds.includes(v)) && needed.codes.every((c) => read.codes.includes(c));
+  const view = await viewSession(tx, after, baseUrl, now, covered ? pricing : await readPricing(tx, needed.variantIds, needed.codes, needed.quoted));
+  return { before, after, view };
+}
+
+/**
+ * Stores a revised session (reviseSession): `last`, in the write's final statement (deferWrite: nothing may be read
+ * after it), or `now`, when the write goes on with the session (ACP's completion that brings the buyer).
+ */
+export async function storeRevision(tx: Tx, row: CheckoutSession, when: 'last' | 'now'): Promise<void> {
+  const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
+  const update = Prisma.sql`UPDATE "CheckoutSession"
+      SET lines = ${json(row.lines)}::jsonb, buyer = ${json(row.buyer)}::jsonb, fulfillment = ${json(row.fulfillment)}::jsonb, "discountCodes" = ${row.discountCodes}::text[],
+          platform = ${json(row.platform)}::jsonb, status = ${row.status}, "pendingPayment" = NULL, "updatedAt" = ${row.updatedAt}
+      WHERE id = ${row.id}`;
+  if (when === 'now') await queryRows(tx, update, { prepareAs: 'revise_checkout_session' });
+  else await deferWrite(tx, { name: 'revise_checkout_session', ctes: Prisma.sql`revised_session AS (${update})` });
 }
 
 /**
@@ -288,12 +314,22 @@ async function pricingOf(db: DbClient, json: PricingJson): Promise<SessionPricin
 }
 
 /** A session's pricing read on its own (every read of a session, and the answer of every write but a completion). */
-async function readPricing(db: DbClient, variantIds: string[], codes: string[], quoted: boolean): Promise<SessionPricing> {
+async function readPricing(db: DbClient, variantIds: readonly string[], codes: readonly string[], quoted: boolean): Promise<SessionPricing> {
   const [row] = await queryRows<{ pricing: PricingJson }>(db, Prisma.sql`
     SELECT ${pricingJson(Prisma.sql`unnest(${[...new Set(variantIds)]}::text[]) AS l(id)`, Prisma.sql`unnest(${codes}::text[]) AS c(code)`, Prisma.sql`${quoted}::boolean`)} AS pricing`,
   { prepareAs: 'session_pricing' });
   if (!row) throw new Error('the session pricing read returned no row');
   return pricingOf(db, row.pricing);
+}
+
+/**
+ * What a session's view reads: its lines' variants, its codes, and the shipping rates once its destination's country
+ * is known (the full address is needed only to complete), the only time options are quoted.
+ */
+function pricingNeeds(row: Pick<CheckoutSession, 'lines' | 'fulfillment' | 'discountCodes'>): PricingHint & { quoted: boolean } {
+  const lines = asLines(row.lines);
+  const country = asObject<SessionFulfillment>(row.fulfillment)?.address?.country?.trim();
+  return { variantIds: lines.map((l) => l.variantId), codes: row.discountCodes, quoted: Boolean(country) && lines.length > 0 };
 }
 
 const isHttpUrl = (s: string | null) => s !== null && /^https?:\/\//.test(s);
@@ -324,9 +360,7 @@ export async function viewSession(db: DbClient, row: CheckoutSession, baseUrl: s
   const stored = asLines(row.lines);
   const fulfillment = asObject<SessionFulfillment>(row.fulfillment) ?? { destinationId: null, address: null, optionId: null };
   const country = fulfillment.address?.country?.trim();
-  // Options are quoted once the destination's country is known (the full address is needed only to complete), so
-  // the rates are read only then.
-  const quoted = Boolean(country) && stored.length > 0;
+  const { quoted } = pricingNeeds(row);
   const { settings, variants, rates, codes } = read ?? await readPricing(db, stored.map((l) => l.variantId), row.discountCodes, quoted);
   const byId = new Map(variants.map((v) => [v.variantId, v]));
   const issues: SessionIssue[] = [];
@@ -452,7 +486,7 @@ export async function completeSession(
   tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, baseUrl: string, now = new Date(), payments: PaymentProvider = manualPaymentProvider,
   email: CheckoutSetup['email'] = PROTOCOL_CHECKOUT.email,
 ) {
-  const { row: before, pricing } = await lockForCompletion(tx, owner, id, protocol, now);
+  const { row: before, pricing } = await lockPriced(tx, owner, id, protocol, now);
   const view = await viewSession(tx, before, baseUrl, now, pricing);
   const problem = notReady(view);
   if (problem) throw problem;

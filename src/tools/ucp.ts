@@ -13,7 +13,7 @@ import { defineTool, type ReadContext, type Tool, type WriteContext } from '../r
 import { describeIssues } from '../registry/invoke-tool.ts';
 import { problemOfIssues } from '../schemas/domain-issue.ts';
 import {
-  cancelSession, completedOrderEntry, completeSession, escalateSession, findSession, insertSession, newSession, reviseSession, sessionFulfillment, sessionSnapshot, viewSession,
+  cancelSession, completedOrderEntry, completeSession, escalateSession, findSession, insertSession, newSession, reviseSession, sessionFulfillment, sessionSnapshot, storeRevision, viewSession,
   type SessionOwner, type SessionView,
 } from '../services/checkout-sessions.ts';
 import { changeOrderStatus, loadOrder, type Shipment } from '../services/orders.ts';
@@ -97,11 +97,11 @@ async function withBook(ctx: WriteContext, checkout: CheckoutRequest, email: str
 /**
  * The checkout as the protocol answers it. `refuse`: a create or update, which refuses lines the shop cannot sell;
  * `book`: the buyer's address book as that write already read it (withBook), so it is not read again; read here only
- * when it is offered (the checkout has no address yet).
+ * when it is offered (the checkout has no address yet). `viewed`: the checkout's view as the write already made it.
  */
-async function rendered(ctx: ReadContext | WriteContext, row: CheckoutSession, refuse = false, book?: BookEntry[]) {
+async function rendered(ctx: ReadContext | WriteContext, row: CheckoutSession, refuse = false, book?: BookEntry[], viewed?: SessionView) {
   const base = publicBase(ctx.config);
-  const view = await viewSession(ctx.db, row, base);
+  const view = viewed ?? await viewSession(ctx.db, row, base);
   if (refuse) refuseUnsellable(view);
   const email = view.buyer?.email;
   const offered = view.fulfillment.address || !email || !mayUseBook(ctx) ? [] : (book ?? await addressBook(ctx.db, email));
@@ -169,15 +169,18 @@ export const ucpTools: readonly Tool[] = [
       const request = parsed(CheckoutRequest, body);
       const facts = await platform(ctx, meta);
       let book: BookEntry[] | undefined;
-      const { before, after } = await reviseSession(ctx.db, ownerOf(ctx), id, 'ucp', publicBase(ctx.config), async (current) => {
+      const { before, after, view } = await reviseSession(ctx.db, ownerOf(ctx), id, 'ucp', publicBase(ctx.config), async (current) => {
         // The buyer the checkout will have: the one sent, else the one it has.
         const email = request.buyer === undefined ? current.buyer?.email : request.buyer?.email;
         const applied = await withBook(ctx, request, email);
         book = applied.book;
         return { ...changesOf(applied.checkout, current, book ?? []), platform: facts };
-      });
+      }, changesOf(request, null));
       audited(ctx, before, after);
-      return rendered(ctx, after, true, book);
+      const answer = await rendered(ctx, after, true, book, view);
+      // Stored in the write's final statement, so after everything the answer read.
+      await storeRevision(ctx.db, after, 'last');
+      return answer;
     },
   }),
   defineTool({

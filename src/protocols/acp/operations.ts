@@ -9,7 +9,7 @@ import { AppError } from '../../errors.ts';
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
 import { defineTool, type ReadContext, type Tool, type WriteContext } from '../../registry/define-tool.ts';
 import {
-  cancelSession, completedOrderEntry, completeSession, findSession, insertSession, newSession, sessionSnapshot, reviseSession, viewSession, type SessionOwner,
+  cancelSession, completedOrderEntry, completeSession, findSession, insertSession, newSession, sessionSnapshot, reviseSession, storeRevision, viewSession, type SessionOwner, type SessionView,
 } from '../../services/checkout-sessions.ts';
 import { markTokenOrderPaid, paidByToken } from '../../services/agent-payments.ts';
 import { changesOf, CompleteRequest, CreateRequest, sessionOf, stripeHandler, UpdateRequest, type Handler } from './wire.ts';
@@ -40,9 +40,10 @@ export function orderStatusOf(status: string): string {
   return names[status] ?? status;
 }
 
-async function rendered(ctx: ReadContext | WriteContext, row: CheckoutSession) {
+/** The session as ACP answers it; `viewed`: its view as the write already made it. */
+async function rendered(ctx: ReadContext | WriteContext, row: CheckoutSession, viewed?: SessionView) {
   const base = publicBase(ctx.config);
-  const view = await viewSession(ctx.db, row, base);
+  const view = viewed ?? await viewSession(ctx.db, row, base);
   const order = row.orderId ? await ctx.db.order.findUnique({ where: { id: row.orderId }, select: { id: true, status: true } }) : null;
   return sessionOf(view, { handlers: handlersOf(ctx.config), order: order && { id: order.id, permalinkUrl: permalinkOf(base, row.id), status: orderStatusOf(order.status) } });
 }
@@ -103,9 +104,12 @@ export const acpOperations = {
     async handler({ id, body }, ctx) {
       const request = UpdateRequest.parse(body);
       const owner = ownerOf(ctx);
-      const { before, after } = await reviseSession(ctx.db, owner, id, 'acp', publicBase(ctx.config), (current) => changesOf(request, current));
+      const { before, after, view } = await reviseSession(ctx.db, owner, id, 'acp', publicBase(ctx.config), (current) => changesOf(request, current), changesOf(request, null));
       audited(ctx, before, after);
-      return rendered(ctx, after);
+      const answer = await rendered(ctx, after, view);
+      // Stored in the write's final statement, so after everything the answer read.
+      await storeRevision(ctx.db, after, 'last');
+      return answer;
     },
   }),
   cancel: defineTool({
@@ -140,6 +144,7 @@ export const completeOperation = (db: Db, payment: { intentId: string; amount: n
       if (!payment) throw new AppError('checkout_session_closed', `Checkout session "${id}" cannot be completed now.`);
       if (request.buyer) {
         const { before, after } = await reviseSession(ctx.db, owner, id, 'acp', publicBase(ctx.config), (current) => changesOf({ buyer: request.buyer }, current));
+        await storeRevision(ctx.db, after, 'now');
         audited(ctx, before, after);
       }
       const base = publicBase(ctx.config);
