@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Child } from './processes.ts';
 import { Q_WORD, SINGLE_VARIANT, VARIANT_LENSES } from './seed.ts';
 import { LARGEST, settings } from './settings.ts';
-import { addItemStream, checkoutStream, discountStream, ucpSessionFlow, type Flow, type NextRequest, type Stream, type WriteFixtures } from './write-cases.ts';
+import { acpSessionFlow, addItemStream, checkoutStream, discountStream, ucpSessionFlow, type Flow, type NextRequest, type Stream, type WriteFixtures } from './write-cases.ts';
 
 export type CaseDef = {
   name: string;
@@ -79,6 +79,7 @@ export const C = {
   discount: 'discounts.create (authenticated write)',
   ucp: 'UCP checkout session create + complete (distinct variants)',
   ucpHot: 'UCP checkout session create + complete (one hot variant, 20 connections)',
+  acp: 'ACP checkout session create + complete (distinct variants, fake Stripe)',
 } as const;
 
 type Fixtures = { getSlugs: string[]; updateSlugs: string[]; renderSlugs: string[]; categorySlugs: string[]; variantSlugs: string[] };
@@ -221,6 +222,9 @@ export function buildCases(fx: Fixtures, products: number, writes: WriteFixtures
       // checkouts it is compared with. On the second service: it runs with NODE_ENV=development, where the test
       // payment handler is offered (a completion there takes no payment, as a manual checkout takes none).
       { ...write, group: 'checkout', name: C.ucp, path: '/ucp/checkout-sessions', bodies: [], stripe: true, flow: ucpSessionFlow(writes.ucp.distinct, 'ucp-d') },
+      // An ACP session paid with a SharedPaymentToken at the fake Stripe API, against the checkout that opens a Stripe
+      // Checkout Session (both call Stripe once per order), in the same rounds.
+      { ...write, group: 'checkout', name: C.acp, path: '/acp/checkout_sessions', bodies: [], stripe: true, flow: acpSessionFlow(writes.ucp.distinct, 'acp-d') },
       {
         ...write, group: 'hot', name: C.ucpHot, path: '/ucp/checkout-sessions', bodies: [], stripe: true, connections: 20,
         flow: ucpSessionFlow([writes.ucp.hot.variantId], 'ucp-h', writes.ucp.hot.stock),
@@ -271,7 +275,7 @@ export async function probe(c: CaseDef, service: Child, key: string): Promise<{ 
   return null;
 }
 
-/** A flow's requests once in order, each answered 2xx (the last a UCP checkout completed). */
+/** A flow's requests once in order, each answered 2xx (the last a protocol's checkout completed). */
 async function probeFlow(flow: Flow, service: Child, key: string): Promise<{ skip: boolean; reason: string } | null> {
   const context: Record<string, unknown> = {};
   let last = '';

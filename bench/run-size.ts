@@ -80,7 +80,7 @@ export async function runSize(products: number): Promise<SizeResult> {
   const { key, id: keyId } = await createKey(prisma, { name: 'bench', scopes: [...SCOPES] });
   await prisma.$disconnect();
   const fixtures = await loadFixtures(db.url);
-  const writeNames = [C.addItem, C.checkout, C.checkoutStripe, C.hot, C.discount, C.ucp, C.ucpHot];
+  const writeNames = [C.addItem, C.checkout, C.checkoutStripe, C.hot, C.discount, C.ucp, C.ucpHot, C.acp];
   const writes = products === LARGEST && (!settings.caseFilter || writeNames.some((n) => settings.caseFilter!.test(n)))
     ? await prepareWrites(db.url, keyId)
     : null;

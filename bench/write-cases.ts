@@ -118,41 +118,77 @@ const UCP_PAYMENT = JSON.stringify({
   payment: { instruments: [{ id: 'instr_1', handler_id: 'mock_payment_handler', type: 'card', selected: true, credential: { type: 'token', token: 'success_token' } }] },
 });
 
+/** A protocol's checkout session as the bench drives it: its headers, the create (201) and the completion. */
+type SessionProtocolDef = {
+  headers: Record<string, string>;
+  path: string;
+  createBody: (variantId: string) => string;
+  completeBody: string;
+};
+
 /**
- * One UCP checkout session per unit (docs/agentic-checkout.md): created ready for one unit of the next variant
- * (POST /ucp/checkout-sessions, 201), then completed with the test handler (POST …/{id}/complete), each with its own
- * Idempotency-Key. Past the last variant of a single pass it says so once (the hot variant's stock is one per unit).
+ * One checkout session per unit (docs/agentic-checkout.md): created ready for one unit of the next variant (201),
+ * then completed (…/{id}/complete), each with its own Idempotency-Key. Past the last variant of a single pass it
+ * says so once (the hot variant's stock is one per unit).
  */
-export function ucpSessionFlow(variants: readonly string[], label: string, units = Infinity): Flow {
+function sessionFlow(p: SessionProtocolDef, variants: readonly string[], label: string, units: number): Flow {
   let next = 0;
   return {
     perUnit: 2,
     requests: (headers) => {
-      const h = { ...headers, 'ucp-agent': `profile="${UCP_PROFILE}"` };
+      const h = { ...headers, ...p.headers };
       return [
         {
-          method: 'POST', path: '/ucp/checkout-sessions', headers: h,
+          method: 'POST', path: p.path, headers: h,
           setupRequest: (req) => {
             const i = next++;
             if (i === units) console.error(`!! ${label}: out of stock after ${i} sessions; raise BENCH_MAX_WRITE_RATE`);
-            const body = JSON.stringify({ line_items: [{ item: { id: variants[i % variants.length] }, quantity: 1 }], ...UCP_READY });
-            return { ...req, body, headers: { ...h, 'idempotency-key': `${RUN}-${label}-${i}` } };
+            return { ...req, body: p.createBody(variants[i % variants.length]), headers: { ...h, 'idempotency-key': `${RUN}-${label}-${i}` } };
           },
           onResponse: (status, body, context) => {
             context.id = status === 201 ? (JSON.parse(body) as { id: string }).id : 'not-created';
           },
         },
         {
-          method: 'POST', path: '/ucp/checkout-sessions/not-created/complete', headers: h, body: UCP_PAYMENT,
+          method: 'POST', path: `${p.path}/not-created/complete`, headers: h, body: p.completeBody,
           setupRequest: (req, context) => {
             const id = String(context.id);
-            return { ...req, path: `/ucp/checkout-sessions/${id}/complete`, body: UCP_PAYMENT, headers: { ...h, 'idempotency-key': `${RUN}-${label}-${id}` } };
+            return { ...req, path: `${p.path}/${id}/complete`, body: p.completeBody, headers: { ...h, 'idempotency-key': `${RUN}-${label}-${id}` } };
           },
         },
       ];
     },
   };
 }
+
+const UCP: SessionProtocolDef = {
+  headers: { 'ucp-agent': `profile="${UCP_PROFILE}"` },
+  path: '/ucp/checkout-sessions',
+  createBody: (variantId) => JSON.stringify({ line_items: [{ item: { id: variantId }, quantity: 1 }], ...UCP_READY }),
+  completeBody: UCP_PAYMENT,
+};
+
+/** A UCP checkout session per unit, completed with the test payment handler (the service runs as development). */
+export const ucpSessionFlow = (variants: readonly string[], label: string, units = Infinity): Flow => sessionFlow(UCP, variants, label, units);
+
+/**
+ * ACP (2026-04-17): created with the buyer's address and e-mail (its cheapest option is chosen for it), completed
+ * with a SharedPaymentToken the fake Stripe API charges; the order then moves to paid, as every ACP completion's does.
+ */
+const ACP: SessionProtocolDef = {
+  headers: { 'api-version': '2026-04-17' },
+  path: '/acp/checkout_sessions',
+  createBody: (variantId) => JSON.stringify({
+    line_items: [{ id: variantId, quantity: 1 }],
+    fulfillment_details: {
+      name: CONTACT.shippingName, email: CONTACT.email,
+      address: { name: CONTACT.shippingName, line_one: CONTACT.shippingAddress, city: CONTACT.shippingCity, postal_code: CONTACT.shippingZip, country: 'DK' },
+    },
+  }),
+  completeBody: JSON.stringify({ payment_data: { handler_id: 'card_tokenized', instrument: { type: 'card', credential: { type: 'spt', token: 'spt_bench' } } } }),
+};
+
+export const acpSessionFlow = (variants: readonly string[], label: string): Flow => sessionFlow(ACP, variants, label, Infinity);
 
 /** The one variant of each of these products (UCP line items name variants), in the same order. */
 async function variantsOf(url: string, productIds: readonly string[]): Promise<string[]> {

@@ -93,9 +93,9 @@ export function registerAcpRoutes(app: FastifyInstance, opts: AcpRouteDeps): voi
     scope.post(`${ACP_PREFIX}/checkout_sessions`, async (req, reply) => {
       const body = posted(req);
       const request = parseBody(CreateRequest, body);
-      const shop = (await loadSettings(deps.db)).currency;
-      if (request.currency && request.currency.toLowerCase() !== shop.toLowerCase()) {
-        throw new AcpError(400, 'invalid', `This shop sells in ${shop.toLowerCase()} only.`, '$.currency');
+      if (request.currency) {
+        const shop = (await loadSettings(deps.db)).currency;
+        if (request.currency.toLowerCase() !== shop.toLowerCase()) throw new AcpError(400, 'invalid', `This shop sells in ${shop.toLowerCase()} only.`, '$.currency');
       }
       return call(req, reply, acpOperations.create, { body }, 201);
     });

@@ -120,7 +120,8 @@ export async function insertSession(tx: Tx, row: CheckoutSession): Promise<void>
 
 /** The caller's session; another platform's is reported as missing, so session ids reveal nothing. */
 export async function findSession(db: DbClient, owner: SessionOwner, id: string, protocol: SessionProtocol): Promise<CheckoutSession> {
-  const row = await db.checkoutSession.findUnique({ where: { id } });
+  // Every read of a session starts here: a prepared statement, not Prisma's per-call query path.
+  const [row] = await queryRows<CheckoutSession>(db, Prisma.sql`SELECT * FROM "CheckoutSession" WHERE id = ${id}`, { prepareAs: 'find_checkout_session' });
   if (!row || row.apiKeyId !== owner.keyId || row.protocol !== protocol) throw new AppError('not_found', `No checkout session with id "${id}".`);
   return row;
 }
