@@ -124,9 +124,10 @@ export async function changeOrderStatus(tx: Tx, orderId: string, status: OrderSt
     for (const code of before.discountCode?.split(',') ?? []) await releaseDiscount(tx, code);
     meta = { stockReturned, discountUseReturned: before.discountCode };
   }
-  await tx.order.update({ where: { id: orderId }, data });
+  // The order as it is now: the updated row, with the lines a move does not change (not read a second time).
+  const after = { ...(await tx.order.update({ where: { id: orderId }, data })), items: before.items };
   // A statement of its own, only on moves to paid or shipped with e-mail set up: the callers (the tool, Stripe's
   // webhook) do not all end in a final statement a deferred write could join.
   await enqueueStatusEmail(tx, options.email, orderId, emailOfStatus(status, before.confirmationEmailSentAt));
-  return { before, after: await loadOrder(tx, orderId), meta };
+  return { before, after, meta };
 }
