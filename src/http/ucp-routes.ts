@@ -6,7 +6,6 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyError } from 'fastify';
 import type { Config } from '../config.ts';
 import { inTransaction } from '../db/client.ts';
-import { plainJson } from '../domain/json-snapshot.ts';
 import { AppError, toProblem, type ProblemCode } from '../errors.ts';
 import { eventsOf } from '../events/outbox.ts';
 import { paymentHandlers } from '../protocols/ucp/payment.ts';
@@ -16,7 +15,7 @@ import { CAPABILITIES, errorCodeOfProblem, errorOf, severityOfProblem, UCP_VERSI
 import type { Change, Tool } from '../registry/define-tool.ts';
 import { parseIdempotencyKey, recordWrite } from '../registry/idempotency.ts';
 import { invokeTool, type InvokeDeps } from '../registry/invoke-tool.ts';
-import { changeOrderStatus } from '../services/orders.ts';
+import { changeOrderStatus, statusChangeEntry } from '../services/orders.ts';
 import { baseUrlOf, originVary } from './base-url.ts';
 import { fromFastifyError, problemInstance } from './problem.ts';
 import type { Limiters } from './rate-limit.ts';
@@ -188,7 +187,7 @@ export function registerUcpRoutes(app: FastifyInstance, opts: UcpRouteDeps): voi
         const order = await tx.order.findUniqueOrThrow({ where: { id: orderId }, select: { status: true } });
         for (const status of order.status === 'pending_payment' || order.status === 'pending' ? (['paid', 'shipped'] as const) : (['shipped'] as const)) {
           const moved = await changeOrderStatus(tx, orderId, status, { email: config.email });
-          changes.push({ entityType: 'order', entityId: orderId, before: plainJson(moved.before), after: plainJson(moved.after), ...(moved.meta ? { meta: moved.meta } : {}) });
+          changes.push(statusChangeEntry(moved));
         }
         await recordWrite(tx, {
           apiKeyId: null, grantId: null, clientAddress: req.ip, tool: 'testing.simulate_shipping', entries: changes,

@@ -9,7 +9,6 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
 import { insufficientScope } from '../registry/scopes.ts';
 import type { McpDiscoveryDocuments } from '../http/discovery-routes.ts';
 import { PATHS } from '../http/paths.ts';

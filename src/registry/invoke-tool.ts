@@ -6,7 +6,7 @@ import { inTransaction, type Db, type Tx } from '../db/client.ts';
 import { AppError, classifyUnknown, isRetryableConflict } from '../errors.ts';
 import { eventsOf } from '../events/outbox.ts';
 import {
-  claimStatement, earlierOutcome, keyInUse, recordOutcome, recordWrite, replay, requestHash, type IdempotencyClaim, type StoredOutcome,
+  claimStatement, earlierOutcome, keyInUse, recordOutcome, recordWrite, replay, requestHash, type IdempotencyClaim,
 } from './idempotency.ts';
 import type { AfterCommitContext, Change, Principal, ReadContext, Tool, ToolRateLimit, WriteContext } from './define-tool.ts';
 import { insufficientScope } from './scopes.ts';

@@ -5,13 +5,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import { inTransaction, type Db } from '../db/client.ts';
-import { plainJson } from '../domain/json-snapshot.ts';
 import type { PaymentProvider } from '../domain/payment.ts';
 import { AppError } from '../errors.ts';
 import { eventsOf } from '../events/outbox.ts';
 import type { Change, Principal } from '../registry/define-tool.ts';
 import { recordWrite } from '../registry/idempotency.ts';
-import { changeOrderStatus } from './orders.ts';
+import { changeOrderStatus, statusChangeEntry } from './orders.ts';
 import { refundSharedTokenCharge } from './payments.ts';
 
 /** The order records the PaymentIntent an agent's token paid (method card). */
@@ -46,7 +45,7 @@ export async function markTokenOrderPaid(
     const order = await tx.order.findUnique({ where: { id: orderId }, select: { status: true, stripePaymentIntentId: true } });
     if (!order || order.status !== 'pending_payment' || order.stripePaymentIntentId === null) return order?.status ?? 'pending_payment';
     const moved = await changeOrderStatus(tx, orderId, 'paid', { email: ctx.config.email });
-    const changes: Change[] = [{ entityType: 'order', entityId: orderId, before: plainJson(moved.before), after: plainJson(moved.after), ...(moved.meta ? { meta: moved.meta } : {}) }];
+    const changes: Change[] = [statusChangeEntry(moved)];
     await recordWrite(tx, {
       apiKeyId: ctx.principal?.keyId ?? null, grantId: ctx.principal?.grantId ?? null, clientAddress: by.protocol, tool: by.tool, entries: changes,
       events: eventsOf(changes), idempotency: null, outcome: { status: 200, body: { ok: true, result: null } },

@@ -35,15 +35,16 @@ export async function addressBook(db: DbClient, email: string): Promise<BookEntr
  * so two checkouts saving the same place at once keep one entry.
  */
 export async function rememberAddress(tx: Tx, email: string, address: SessionAddress): Promise<BookEntry & { created: boolean }> {
+  const [owner, place] = [bookEmail(email), fingerprintOf(address)];
   const [row] = await queryRows<{ id: string; address: Prisma.JsonValue; created: boolean }>(tx, Prisma.sql`
     WITH added AS (
       INSERT INTO "BuyerAddress" (id, email, address, fingerprint)
-      VALUES (${`addr_${newId()}`}, ${bookEmail(email)}, ${JSON.stringify(address)}::jsonb, ${fingerprintOf(address)})
+      VALUES (${`addr_${newId()}`}, ${owner}, ${JSON.stringify(address)}::jsonb, ${place})
       ON CONFLICT (email, fingerprint) DO NOTHING
       RETURNING id, address)
     SELECT id, address, true AS created FROM added
     UNION ALL
-    SELECT id, address, false FROM "BuyerAddress" WHERE email = ${bookEmail(email)} AND fingerprint = ${fingerprintOf(address)} AND NOT EXISTS (SELECT 1 FROM added)`);
+    SELECT id, address, false FROM "BuyerAddress" WHERE email = ${owner} AND fingerprint = ${place} AND NOT EXISTS (SELECT 1 FROM added)`);
   if (!row) throw new Error('the address was neither saved nor found');
   return { id: row.id, address: addressOf(row.address), created: row.created };
 }

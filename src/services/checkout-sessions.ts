@@ -102,13 +102,15 @@ export function newSession(owner: SessionOwner, protocol: SessionProtocol, chang
   };
 }
 
+/** A json column's value as a statement parameter (SQL NULL for null). */
+const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
+
 /**
  * Stores a new session (newSession) in the write's final statement (deferWrite): a session is created on every
  * checkout a platform starts, and its insert costs no round trip of its own (docs/performance.md, "UCP sessions").
  * Nothing may be read after it in the same write.
  */
 export async function insertSession(tx: Tx, row: CheckoutSession): Promise<void> {
-  const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
   await deferWrite(tx, {
     name: 'create_checkout_session',
     ctes: Prisma.sql`created_session AS (
@@ -200,7 +202,6 @@ export async function reviseSession(
  * after it), or `now`, when the write goes on with the session (ACP's completion that brings the buyer).
  */
 export async function storeRevision(tx: Tx, row: CheckoutSession, when: 'last' | 'now'): Promise<void> {
-  const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
   const update = Prisma.sql`UPDATE "CheckoutSession"
       SET lines = ${json(row.lines)}::jsonb, buyer = ${json(row.buyer)}::jsonb, fulfillment = ${json(row.fulfillment)}::jsonb, "discountCodes" = ${row.discountCodes}::text[],
           platform = ${json(row.platform)}::jsonb, status = ${row.status}, "pendingPayment" = NULL, "updatedAt" = ${row.updatedAt}

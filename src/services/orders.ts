@@ -2,6 +2,7 @@ import type { EmailConfig } from '../config.ts';
 import { queryRows, type DbClient, type Tx } from '../db/client.ts';
 import { emailOfStatus, enqueueStatusEmail } from '../email/outbox.ts';
 import { assertTransition, type OrderStatus } from '../domain/order-transitions.ts';
+import { plainJson } from '../domain/json-snapshot.ts';
 import { AppError } from '../errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { releaseDiscount } from './discounts.ts';
@@ -130,4 +131,9 @@ export async function changeOrderStatus(tx: Tx, orderId: string, status: OrderSt
   // webhook) do not all end in a final statement a deferred write could join.
   await enqueueStatusEmail(tx, options.email, orderId, emailOfStatus(status, before.confirmationEmailSentAt));
   return { before, after, meta };
+}
+
+/** The audit entry of a move (changeOrderStatus): the order before and after, and what the move gave back. */
+export function statusChangeEntry({ before, after, meta }: Awaited<ReturnType<typeof changeOrderStatus>>) {
+  return { entityType: 'order', entityId: after.id, before: plainJson(before), after: plainJson(after), ...(meta ? { meta } : {}) };
 }

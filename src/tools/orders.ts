@@ -10,7 +10,7 @@ import { DateRange, timestamp } from '../schemas/time.ts';
 import { emailInput, httpsUrl } from '../schemas/web.ts';
 import { paymentProviderNamed } from '../domain/payment.ts';
 import { text } from '../schemas/text.ts';
-import { changeOrderStatus, listOrders, loadOrder } from '../services/orders.ts';
+import { changeOrderStatus, listOrders, loadOrder, statusChangeEntry } from '../services/orders.ts';
 import { assertPayable, openCheckoutSession, planRefund, recordManualRefund, refundAtStripe } from '../services/payments.ts';
 
 const PaymentLinkOut = z.object({
@@ -81,9 +81,9 @@ export const orderTools = [
     audit: { appendOnly: ['order'] },
     output: z.object({ id: z.string(), status: OrderStatusSchema }),
     async handler({ orderId, status, ...shipment }, ctx) {
-      const { before, after, meta } = await changeOrderStatus(ctx.db, orderId, status, { email: ctx.config.email, shipment });
-      ctx.audit({ entityType: 'order', entityId: orderId, before: plainJson(before), after: plainJson(after), meta });
-      return { id: after.id, status: after.status };
+      const moved = await changeOrderStatus(ctx.db, orderId, status, { email: ctx.config.email, shipment });
+      ctx.audit(statusChangeEntry(moved));
+      return { id: moved.after.id, status: moved.after.status };
     },
   }),
 

@@ -16,8 +16,7 @@ import {
   cancelSession, completedOrderEntry, completeSession, escalateSession, findSession, insertSession, newSession, reviseSession, sessionFulfillment, sessionSnapshot, storeRevision, viewSession,
   type SessionOwner, type SessionView,
 } from '../services/checkout-sessions.ts';
-import { changeOrderStatus, loadOrder, type Shipment } from '../services/orders.ts';
-import { plainJson } from '../domain/json-snapshot.ts';
+import { changeOrderStatus, loadOrder, statusChangeEntry, type Shipment } from '../services/orders.ts';
 import { toJsonValue } from '../db/json-value.ts';
 import { httpsUrl } from '../schemas/web.ts';
 import { legalTargets } from '../domain/order-transitions.ts';
@@ -267,8 +266,6 @@ const shipmentOf = (e: RecordedEvent): Shipment => ({
   ...(e.tracking_url && httpsUrl().safeParse(e.tracking_url).success ? { trackingUrl: e.tracking_url } : {}),
 });
 
-const SHIPPED_OR_LATER = new Set(['shipped', 'delivered', 'completed']);
-
 /**
  * UCP's order as its business writes it (REST only, PUT /ucp/orders/{id}; docs/agentic-checkout.md, reading 17): a key
  * with orders:write, which may move any order through the order tools, records fulfillment events and adjustments on
@@ -295,13 +292,14 @@ export const ucpRestTools: readonly Tool[] = [defineTool({
     if (unknown) throw new AppError('invalid_request', `order: line item "${unknown.id}" is not a line item of order "${id}".`);
     const { record, added } = recordUpdate(storedRecord(session.orderRecord), update);
     const shipped = added.find((e) => e.type === 'shipped');
-    // The event is recorded either way (it says what happened); the order moves only where orders.update_status
-    // could move it, and says so when it does not (an order still awaiting its payment is not shipped by a report).
-    const ships = shipped !== undefined && !SHIPPED_OR_LATER.has(order.status);
+    // The event is recorded either way (it says what happened); an order not shipped yet moves only where
+    // orders.update_status could move it, and says so when it does not (an order still awaiting its payment is not
+    // shipped by a report).
+    const ships = shipped !== undefined && order.shippedAt === null;
     const held = ships && !legalTargets(order.status).includes('shipped') ? order.status : null;
     if (shipped && ships && !held) {
       const moved = await changeOrderStatus(ctx.db, id, 'shipped', { email: ctx.config.email, shipment: shipmentOf(shipped) });
-      ctx.audit({ entityType: 'order', entityId: id, before: plainJson(moved.before), after: plainJson(moved.after), ...(moved.meta ? { meta: moved.meta } : {}) });
+      ctx.audit(statusChangeEntry(moved));
       order = moved.after;
     }
     const after = await ctx.db.checkoutSession.update({ where: { id: session.id }, data: { orderRecord: toJsonValue(record), updatedAt: new Date() } });

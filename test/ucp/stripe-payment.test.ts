@@ -67,6 +67,10 @@ describe('the Stripe handler', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(checkout(again).order?.id).toBe(order.id);
     expect(intentsOf(c.id)).toHaveLength(1);
+    // Not even asked again: the replay's first run stops at its claim (the key is stored), before the handler's
+    // first statement and so before any call to Stripe (docs/performance.md, "Writes" item 23).
+    const charges = stripe.requests.filter((r) => r.path === '/v1/payment_intents' && (r.params.metadata as Record<string, string> | undefined)?.checkout_session_id === c.id);
+    expect(charges).toHaveLength(1);
   });
 
   it('answers a declined token 402 and a fraudulent one 403, changing nothing', async () => {
