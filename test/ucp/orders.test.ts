@@ -64,6 +64,18 @@ describe('PUT /ucp/orders/{id}', () => {
     expect(audit.map((a) => a.entityType).sort()).toEqual(['checkout_session', 'checkout_session', 'order']);
   });
 
+  it('records a shipped event on an order that has shipped and moved on (partly refunded) without a warning or a move', async () => {
+    const { key, order } = await placed();
+    const admin = await ctx.t.key(['orders:write']);
+    for (const status of ['paid', 'shipped'] as const) expect((await ctx.t.call('orders.update_status', { orderId: order.id, status }, admin)).statusCode).toBe(200);
+    // What a partial refund leaves (orders.refund through Stripe moves it when Stripe reports the refund).
+    await ctx.t.db.order.update({ where: { id: order.id }, data: { status: 'partial_refund', refundedDkk: 100 } });
+    const answer = orderOk(await put(key, order, { fulfillment: { events: [event(order, 'evt_late')] } }));
+    expect(answer.fulfillment.events?.map((e) => e.id)).toContain('evt_late');
+    expect(answer.messages).toBeUndefined();
+    expect((await ctx.t.db.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('partial_refund');
+  });
+
   it('records adjustments, keeping fields the schema does not name; one of a known id is updated in place', async () => {
     const { key, order } = await placed();
     const adjustment = { id: 'adj_1', type: 'refund', occurred_at: new Date().toISOString(), status: 'pending', amount: 500, description: 'Customer refund request' };
