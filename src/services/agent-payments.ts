@@ -10,7 +10,7 @@ import { AppError } from '../errors.ts';
 import { eventsOf } from '../events/outbox.ts';
 import type { Change, Principal } from '../registry/define-tool.ts';
 import { recordWrite } from '../registry/idempotency.ts';
-import { changeOrderStatus, statusChangeEntry } from './orders.ts';
+import { lockOrder, moveLockedOrder, statusChangeEntry } from './orders.ts';
 import { refundSharedTokenCharge } from './payments.ts';
 
 /** The order records the PaymentIntent an agent's token paid (method card). */
@@ -42,9 +42,9 @@ export async function markTokenOrderPaid(
   db: Db, ctx: { principal: Principal | null; config: Config }, orderId: string, by: { tool: string; protocol: 'acp' | 'ucp' },
 ): Promise<string> {
   return inTransaction(db, async (tx) => {
-    const order = await tx.order.findUnique({ where: { id: orderId }, select: { status: true, stripePaymentIntentId: true } });
-    if (!order || order.status !== 'pending_payment' || order.stripePaymentIntentId === null) return order?.status ?? 'pending_payment';
-    const moved = await changeOrderStatus(tx, orderId, 'paid', { email: ctx.config.email });
+    const order = await lockOrder(tx, orderId);
+    if (order.status !== 'pending_payment' || order.stripePaymentIntentId === null) return order.status;
+    const moved = await moveLockedOrder(tx, order, 'paid', { email: ctx.config.email });
     const changes: Change[] = [statusChangeEntry(moved)];
     await recordWrite(tx, {
       apiKeyId: ctx.principal?.keyId ?? null, grantId: ctx.principal?.grantId ?? null, clientAddress: by.protocol, tool: by.tool, entries: changes,
