@@ -4,7 +4,10 @@ import pg from 'pg';
 import type { Child } from './processes.ts';
 import { Q_WORD, SINGLE_VARIANT, VARIANT_LENSES } from './seed.ts';
 import { LARGEST, settings } from './settings.ts';
-import { acpSessionFlow, addItemStream, checkoutStream, discountStream, ucpSessionFlow, type Flow, type NextRequest, type Stream, type WriteFixtures } from './write-cases.ts';
+import {
+  acpCompletions, acpSessionFlow, addItemStream, cartsPerLeg, checkoutStream, discountStream, ucpCompletions, ucpSessionFlow,
+  type Flow, type NextRequest, type PreparedCompletions, type Stream, type WriteFixtures,
+} from './write-cases.ts';
 
 export type CaseDef = {
   name: string;
@@ -31,6 +34,8 @@ export type CaseDef = {
   stripe?: boolean;
   /** Several requests per unit of work (a UCP session: create, then complete); req/s then counts units. */
   flow?: Flow;
+  /** State the flow consumes, made through the service once it runs (before the case's probe). */
+  prepare?: PreparedCompletions['prepare'];
 };
 
 export const MCP_ERAS = ['2025-11-25', '2026-07-28'] as const;
@@ -80,6 +85,9 @@ export const C = {
   ucp: 'UCP checkout session create + complete (distinct variants)',
   ucpHot: 'UCP checkout session create + complete (one hot variant, 20 connections)',
   acp: 'ACP checkout session create + complete (distinct variants, fake Stripe)',
+  ucpComplete: 'UCP checkout session complete (distinct variants, sessions made in setup)',
+  ucpCompleteHot: 'UCP checkout session complete (one hot variant, 20 connections, sessions made in setup)',
+  acpComplete: 'ACP checkout session complete (distinct variants, fake Stripe, sessions made in setup)',
 } as const;
 
 type Fixtures = { getSlugs: string[]; updateSlugs: string[]; renderSlugs: string[]; categorySlugs: string[]; variantSlugs: string[] };
@@ -229,9 +237,17 @@ export function buildCases(fx: Fixtures, products: number, writes: WriteFixtures
         ...write, group: 'hot', name: C.ucpHot, path: '/ucp/checkout-sessions', bodies: [], stripe: true, connections: 20,
         flow: ucpSessionFlow([writes.ucp.hot.variantId], 'ucp-h', writes.ucp.hot.stock),
       },
+      // The completions alone, of sessions made in setup as the checkouts' carts are: like for like with them.
+      completions(write, 'checkout', C.ucpComplete, '/ucp/checkout-sessions', ucpCompletions(writes.ucp.distinct, 'ucp-cd', cartsPerLeg())),
+      { ...completions(write, 'hot', C.ucpCompleteHot, '/ucp/checkout-sessions', ucpCompletions([writes.ucp.hotCompletions.variantId], 'ucp-ch', writes.ucp.hotCompletions.stock)), connections: 20 },
+      completions(write, 'checkout', C.acpComplete, '/acp/checkout_sessions', acpCompletions(writes.ucp.distinct, 'acp-cd', cartsPerLeg())),
     );
   }
   return settings.caseFilter ? cases.filter((c) => settings.caseFilter!.test(c.name)) : cases;
+}
+
+function completions(write: Omit<CaseDef, 'name' | 'group' | 'path' | 'bodies'>, group: string, name: string, path: string, prepared: PreparedCompletions): CaseDef {
+  return { ...write, group, name, path, bodies: [], stripe: true, flow: prepared.flow, prepare: prepared.prepare };
 }
 
 export function headersFor(c: Pick<CaseDef, 'auth' | 'mcp'>, key: string): Record<string, string> {

@@ -80,7 +80,7 @@ export async function runSize(products: number): Promise<SizeResult> {
   const { key, id: keyId } = await createKey(prisma, { name: 'bench', scopes: [...SCOPES] });
   await prisma.$disconnect();
   const fixtures = await loadFixtures(db.url);
-  const writeNames = [C.addItem, C.checkout, C.checkoutStripe, C.hot, C.discount, C.ucp, C.ucpHot, C.acp];
+  const writeNames = [C.addItem, C.checkout, C.checkoutStripe, C.hot, C.discount, C.ucp, C.ucpHot, C.acp, C.ucpComplete, C.ucpCompleteHot, C.acpComplete];
   const writes = products === LARGEST && (!settings.caseFilter || writeNames.some((n) => settings.caseFilter!.test(n)))
     ? await prepareWrites(db.url, keyId)
     : null;
@@ -119,6 +119,7 @@ export async function runSize(products: number): Promise<SizeResult> {
   for (const group of groups) {
     const runnable: CaseDef[] = [];
     for (const c of cases.filter((x) => x.group === group)) {
+      await c.prepare?.(db.url, serverOf(c).port, headersFor({ auth: true, mcp: false }, key));
       const problem = await probe(c, serverOf(c), key);
       if (!problem) {
         runnable.push(c);
@@ -149,6 +150,7 @@ export async function runSize(products: number): Promise<SizeResult> {
       const sold = !writes ? []
         : c.name === C.hot ? [await checkNotOversold(db.url, writes.hot.service), await checkNotOversold(db.url, writes.hot.baseline)]
         : c.name === C.ucpHot ? [await checkNotOversold(db.url, writes.ucp.hot)]
+        : c.name === C.ucpCompleteHot ? [await checkNotOversold(db.url, writes.ucp.hotCompletions)]
         : [];
       const failed = bad(s) + (b ? bad(b) : 0) > 0 || sold.some((x) => !x.ok);
       const result: CaseResult = {

@@ -76,6 +76,10 @@ export function evaluateTargets(main: SizeResult, smallest: SizeResult | undefin
   if (byName.has(C.ucpHot)) pair(`UCP session, hot ≥ 0.8 × checkout.create_order, hot (${C.ucpHot} / ${C.hot})`, C.ucpHot, C.hot, 0.8);
   // An ACP session takes its payment at Stripe: against the checkout that calls Stripe too (docs/agentic-checkout.md).
   if (byName.has(C.acp)) pair(`ACP session ≥ 0.8 × checkout.create_order with Stripe (${C.acp} / ${C.checkoutStripe})`, C.acp, C.checkoutStripe, 0.8);
+  // Like for like: a completion of a session made in setup against a checkout of a cart made in setup.
+  if (byName.has(C.ucpComplete)) pair(`UCP completion ≥ 0.8 × checkout.create_order (${C.ucpComplete} / ${C.checkout})`, C.ucpComplete, C.checkout, 0.8);
+  if (byName.has(C.ucpCompleteHot)) pair(`UCP completion, hot ≥ 0.8 × checkout.create_order, hot (${C.ucpCompleteHot} / ${C.hot})`, C.ucpCompleteHot, C.hot, 0.8);
+  if (byName.has(C.acpComplete)) pair(`ACP completion ≥ 0.8 × checkout.create_order with Stripe (${C.acpComplete} / ${C.checkoutStripe})`, C.acpComplete, C.checkoutStripe, 0.8);
   if (byName.has(C.replay)) pair(`idempotent replay ≥ 0.8 × products.get (${C.replay} / ${C.get})`, C.replay, C.get, 0.8);
   if (main.soak) {
     out.push({ name: `soak (${main.soak.seconds} s at ${main.soak.ratePerS}/s): RSS end ÷ start`, value: main.soak.rssGrowth, threshold: '≤ 1.1', met: main.soak.rssGrowth === null ? null : main.soak.rssGrowth <= 1.1 && main.soak.failed === 0 });

@@ -190,6 +190,57 @@ const ACP: SessionProtocolDef = {
 
 export const acpSessionFlow = (variants: readonly string[], label: string): Flow => sessionFlow(ACP, variants, label, Infinity);
 
+/**
+ * Completions alone, of sessions made ready in setup, as the checkout case checks out carts made in setup: the
+ * like-for-like comparison with checkout.create_order (docs/performance.md, "UCP sessions"). `prepare` creates one
+ * session through the service, so its row is the service's own, then clones it in SQL: session i names
+ * variants[i % …] and has the id `${prefix}${i}`. Each completion has its own Idempotency-Key.
+ */
+export type PreparedCompletions = { flow: Flow; prepare: (url: string, port: number, headers: Record<string, string>) => Promise<void> };
+
+function preparedCompletions(p: SessionProtocolDef, variants: readonly string[], label: string, n: number): PreparedCompletions {
+  const prefix = `${p.path.startsWith('/ucp') ? 'chk' : 'cs'}_bench${RUN}${label.replaceAll('-', '')}x`;
+  let next = 0;
+  const flow: Flow = {
+    perUnit: 1,
+    requests: (headers) => {
+      const h = { ...headers, ...p.headers };
+      return [{
+        method: 'POST', path: `${p.path}/${prefix}0/complete`, headers: h, body: p.completeBody,
+        setupRequest: (req) => {
+          const i = next++;
+          if (i === n) console.error(`!! ${label}: out of sessions after ${i} completions; raise BENCH_MAX_WRITE_RATE`);
+          return { ...req, path: `${p.path}/${prefix}${i % n}/complete`, body: p.completeBody, headers: { ...h, 'idempotency-key': `${RUN}-${label}-${i}` } };
+        },
+      }];
+    },
+  };
+  const prepare = async (url: string, port: number, headers: Record<string, string>) => {
+    const res = await fetch(`http://127.0.0.1:${port}${p.path}`, {
+      method: 'POST', body: p.createBody(variants[0]), headers: { ...headers, ...p.headers, 'idempotency-key': `${RUN}-${label}-template` },
+    });
+    const text = await res.text();
+    if (res.status !== 201) throw new Error(`${label}: the template session answered ${res.status}: ${text.slice(0, 300)}`);
+    const { id } = JSON.parse(text) as { id: string };
+    await withClient(url, (c) => c.query(
+      // jsonb_populate_record: the template's row with its id and its one line's variant replaced, whatever the columns.
+      `INSERT INTO "CheckoutSession"
+       SELECT (jsonb_populate_record(t, jsonb_build_object(
+                 'id', $2 || (i - 1),
+                 'lines', jsonb_set(t.lines, '{0,variantId}', to_jsonb(($3::text[])[1 + (i - 1) % cardinality($3::text[])]))))).*
+       FROM "CheckoutSession" t, generate_series(1, $4::int) i WHERE t.id = $1`,
+      [id, prefix, variants, n],
+    ));
+  };
+  return { flow, prepare };
+}
+
+export const ucpCompletions = (variants: readonly string[], label: string, n: number) => preparedCompletions(UCP, variants, label, n);
+export const acpCompletions = (variants: readonly string[], label: string, n: number) => preparedCompletions(ACP, variants, label, n);
+
+const hotVariant = async (url: string, productId: string, stock: number): Promise<HotVariant> =>
+  ({ variantId: (await variantsOf(url, [productId]))[0], productId, stock, soldBefore: await soldBefore(url, productId) });
+
 /** The one variant of each of these products (UCP line items name variants), in the same order. */
 async function variantsOf(url: string, productIds: readonly string[]): Promise<string[]> {
   return withClient(url, async (c) => (await c.query<{ id: string }>(
@@ -267,8 +318,10 @@ export type WriteFixtures = {
   /** Two like carts for the identity check of a checkout. */
   check: { service: string; baseline: string };
   /** UCP sessions: the variants of the distinct products, and a hot product's one variant with one unit per session. */
-  ucp: { distinct: string[]; hot: { variantId: string; productId: string; stock: number; soldBefore: number } };
+  ucp: { distinct: string[]; hot: HotVariant; hotCompletions: HotVariant };
 };
+
+type HotVariant = { variantId: string; productId: string; stock: number; soldBefore: number };
 
 /**
  * The carts and stock the write cases consume: distinct products get plenty of stock (no checkout can run out), a
@@ -284,7 +337,7 @@ export async function prepareWrites(url: string, keyId: string): Promise<WriteFi
   const [hotS, hotB] = (await stockedProducts(url, 2, n, 4_000)).ids;
   const addSlugs = (await stockedProducts(url, 1_000, 1_000_000, 4_002)).slugs;
   const variants = await stockedVariants(url, 1_000_000_000);
-  const [hotUcp] = (await stockedProducts(url, 1, n, 5_002)).ids;
+  const [hotUcp, hotCompletions] = (await stockedProducts(url, 2, n, 5_002)).ids;
   const halfV = Math.floor(variants.ids.length / 2);
   const fixtures: WriteFixtures = {
     distinct: {
@@ -308,7 +361,8 @@ export async function prepareWrites(url: string, keyId: string): Promise<WriteFi
     ucp: {
       // The service's distinct products (plenty of stock for the checkouts and the sessions both).
       distinct: await variantsOf(url, distinct.ids.slice(0, half)),
-      hot: { variantId: (await variantsOf(url, [hotUcp]))[0], productId: hotUcp, stock: n, soldBefore: await soldBefore(url, hotUcp) },
+      hot: await hotVariant(url, hotUcp, n),
+      hotCompletions: await hotVariant(url, hotCompletions, n),
     },
   };
   [fixtures.check.service] = await makeCarts(url, keyId, 'cs', 1, distinct.ids.slice(0, 1));
