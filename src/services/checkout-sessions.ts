@@ -13,6 +13,7 @@ import { shippingOptions, type ShippingOption, type ShippingRateTerms } from '..
 import { AppError } from '../errors.ts';
 import { Prisma, type CheckoutSession, type ShopSettings } from '../generated/prisma/client.ts';
 import { toJsonValue } from '../db/json-value.ts';
+import { columnsOf } from '../db/sql-literal.ts';
 import { bigintOrNull, checkoutDiscountOf, DISCOUNT_JSON, OPTION_NAMES, type AsJson, type CheckoutDiscount, type OrderLine } from './carts.ts';
 import { placeOrderOf, type Buyer, type CheckoutSetup, type Contact, type OrderChannel } from './checkout.ts';
 import { manualPaymentProvider, type PaymentProvider } from '../domain/payment.ts';
@@ -120,10 +121,13 @@ export async function insertSession(tx: Tx, row: CheckoutSession): Promise<void>
   });
 }
 
+/** Whole session rows from prepared statements: the columns of this build (src/db/sql-literal.ts). */
+const SESSION_COLUMNS = columnsOf(Prisma.CheckoutSessionScalarFieldEnum);
+
 /** The caller's session; another platform's is reported as missing, so session ids reveal nothing. */
 export async function findSession(db: DbClient, owner: SessionOwner, id: string, protocol: SessionProtocol): Promise<CheckoutSession> {
   // Every read of a session starts here: a prepared statement, not Prisma's per-call query path.
-  const [row] = await queryRows<CheckoutSession>(db, Prisma.sql`SELECT * FROM "CheckoutSession" WHERE id = ${id}`, { prepareAs: 'find_checkout_session' });
+  const [row] = await queryRows<CheckoutSession>(db, Prisma.sql`SELECT ${SESSION_COLUMNS} FROM "CheckoutSession" WHERE id = ${id}`, { prepareAs: 'find_checkout_session' });
   if (!row || row.apiKeyId !== owner.keyId || row.protocol !== protocol) throw new AppError('not_found', `No checkout session with id "${id}".`);
   return row;
 }
@@ -138,7 +142,7 @@ function changeable<T extends CheckoutSession>(row: T | undefined, owner: Sessio
 
 /** The session locked for a change, which it must still accept. */
 async function lockChangeable(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date): Promise<CheckoutSession> {
-  const [row] = await queryRows<CheckoutSession>(tx, Prisma.sql`SELECT * FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE`, { prepareAs: 'lock_checkout_session' });
+  const [row] = await queryRows<CheckoutSession>(tx, Prisma.sql`SELECT ${SESSION_COLUMNS} FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE`, { prepareAs: 'lock_checkout_session' });
   return changeable(row, owner, id, protocol, now);
 }
 
@@ -149,8 +153,8 @@ async function lockChangeable(tx: Tx, owner: SessionOwner, id: string, protocol:
  */
 async function lockPriced(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date, also: PricingHint = { variantIds: [], codes: [] }) {
   const [row] = await queryRows<CheckoutSession & { pricing: PricingJson }>(tx, Prisma.sql`
-    WITH s AS (SELECT * FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE)
-    SELECT s.*, ${pricingJson(
+    WITH s AS (SELECT ${SESSION_COLUMNS} FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE)
+    SELECT ${columnsOf(Prisma.CheckoutSessionScalarFieldEnum, 's')}, ${pricingJson(
       Prisma.sql`(SELECT x->>'variantId' FROM jsonb_array_elements(s.lines) x UNION SELECT unnest(${also.variantIds}::text[])) AS l(id)`,
       Prisma.sql`(SELECT unnest(s."discountCodes") UNION SELECT unnest(${also.codes}::text[])) AS c(code)`, Prisma.sql`true`,
     )} AS pricing

@@ -1,5 +1,6 @@
 import type { EmailConfig } from '../config.ts';
 import { queryRows, type DbClient, type Tx } from '../db/client.ts';
+import { columnsOf } from '../db/sql-literal.ts';
 import { emailOfStatus, enqueueStatusEmail } from '../email/outbox.ts';
 import { assertTransition, type OrderStatus } from '../domain/order-transitions.ts';
 import { plainJson } from '../domain/json-snapshot.ts';
@@ -111,6 +112,8 @@ export async function changeOrderStatus(tx: Tx, orderId: string, status: OrderSt
 
 export type LockedOrder = Order & { items: OrderItem[] };
 
+const ORDER_COLUMNS = columnsOf(Prisma.OrderScalarFieldEnum);
+
 /**
  * The order with its lines, its row locked for a move: two concurrent cancels must not both return the stock. Two
  * prepared statements sent together, one round trip: every payment moves an order, and Prisma's three queries here
@@ -118,8 +121,8 @@ export type LockedOrder = Order & { items: OrderItem[] };
  */
 export async function lockOrder(tx: Tx, orderId: string): Promise<LockedOrder> {
   const [orders, items] = await Promise.all([
-    queryRows<Order>(tx, Prisma.sql`SELECT * FROM "Order" WHERE id = ${orderId} FOR UPDATE`, { prepareAs: 'lock_order' }),
-    queryRows<OrderItem>(tx, Prisma.sql`SELECT * FROM "OrderItem" WHERE "orderId" = ${orderId} ORDER BY id`, { prepareAs: 'order_lines' }),
+    queryRows<Order>(tx, Prisma.sql`SELECT ${ORDER_COLUMNS} FROM "Order" WHERE id = ${orderId} FOR UPDATE`, { prepareAs: 'lock_order' }),
+    queryRows<OrderItem>(tx, Prisma.sql`SELECT ${columnsOf(Prisma.OrderItemScalarFieldEnum)} FROM "OrderItem" WHERE "orderId" = ${orderId} ORDER BY id`, { prepareAs: 'order_lines' }),
   ]);
   const [order] = orders;
   if (!order) throw new AppError('not_found', `No order with id "${orderId}".`);
@@ -154,7 +157,7 @@ export async function moveLockedOrder(tx: Tx, before: LockedOrder, status: Order
       "disputedAt" = CASE WHEN ${stamp}::text = 'disputedAt' THEN ${now} ELSE "disputedAt" END,
       "updatedAt" = ${now}
     WHERE id = ${before.id}
-    RETURNING *`, { prepareAs: 'move_order' });
+    RETURNING ${ORDER_COLUMNS}`, { prepareAs: 'move_order' });
   // The order as it is now: the updated row, with the lines a move does not change (not read a second time).
   const after = { ...updated, items: before.items };
   // A statement of its own, only on moves to paid or shipped with e-mail set up: the callers (the tool, Stripe's
