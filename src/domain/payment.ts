@@ -13,6 +13,11 @@ export type PaymentStart = {
   externalId: string | null;
   /** What the agent should tell the buyer. */
   instructions: string;
+  /**
+   * The payment was taken before the order is placed (an agent's token charged at Stripe): the order is placed and
+   * paid in the same transaction, so no charged order is ever left awaiting its payment.
+   */
+  paid?: true;
 };
 
 export interface PaymentProvider {

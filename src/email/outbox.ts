@@ -12,13 +12,14 @@ import type { OrderStatus } from '../domain/order-transitions.ts';
 const newEmailId = () => `eml_${newId()}`;
 
 /**
- * The order confirmation of an order placed with manual payment (what to pay and how), as a CTE deferred to the
- * checkout's one final statement: it adds no statement and no round trip. Only with SMTP_URL set and a manual
- * payment; a card payment's confirmation waits for the payment (orderEmailOnStatus). The order row it refers to is
- * inserted by another CTE of the same statement; the foreign key is checked at the statement's end, when it exists.
+ * The order confirmation of an order placed with manual payment (what to pay and how) or paid before it was placed
+ * (placeOrderOf decides), as a CTE deferred to the checkout's one final statement: it adds no statement and no round
+ * trip. Only with SMTP_URL set; a card payment taken later has its confirmation written by the move to paid
+ * (enqueueStatusEmail). The order row it refers to is inserted by another CTE of the same statement; the foreign key
+ * is checked at the statement's end, when it exists.
  */
-export async function enqueueCheckoutConfirmation(tx: Tx, email: EmailConfig | undefined, provider: string, orderId: string): Promise<void> {
-  if (email === undefined || provider !== 'manual') return;
+export async function enqueueCheckoutConfirmation(tx: Tx, email: EmailConfig | undefined, orderId: string): Promise<void> {
+  if (email === undefined) return;
   await deferWrite(tx, { name: 'order_email', ctes: Prisma.sql`
     order_email AS (INSERT INTO "EmailOutbox" (id, "orderId", kind) VALUES (${newEmailId()}, ${orderId}, 'order_confirmation'))` });
 }

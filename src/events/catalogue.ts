@@ -191,7 +191,8 @@ export function entityTypesWithoutEvents(auditedTypes: Iterable<string>): string
 /** What an event's `data` holds besides the entity coordinates (those and `sequence` are added when it is sent). */
 export type EventData = { object: unknown; changedFields: string[]; previousValues: Record<string, unknown>; revertedEntryId?: string };
 
-export type DerivedEvent = { type: string; entityType: string; entityId: string; data: EventData };
+/** `step`: see AuditedChange. */
+export type DerivedEvent = { type: string; entityType: string; entityId: string; data: EventData; step?: number };
 
 /** Fields whose value differs between two snapshots; `updatedAt` alone is not a change. */
 export function changedFields(before: Snapshot | null, after: Snapshot | null): string[] {
@@ -201,7 +202,12 @@ export function changedFields(before: Snapshot | null, after: Snapshot | null): 
   return [...keys].filter((k) => !isDeepStrictEqual(before[k] ?? null, after[k] ?? null));
 }
 
-export type AuditedChange = { entityType: string; entityId: string; before: unknown; after: unknown; revertOf?: string };
+/**
+ * `step` (0 when absent): a change recorded as a later write of its entity, committed in the same transaction (an
+ * order placed, then paid with the payment taken before it): its events take the entity's next sequence number
+ * after those of the changes before it (src/events/outbox.ts).
+ */
+export type AuditedChange = { entityType: string; entityId: string; before: unknown; after: unknown; revertOf?: string; step?: number };
 
 const asObject = (v: unknown): Snapshot | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Snapshot) : null);
 
@@ -217,7 +223,7 @@ export function deriveEvents(changes: readonly AuditedChange[]): DerivedEvent[] 
       changedFields: changed,
       previousValues: Object.fromEntries(changed.map((k) => [k, before?.[k] ?? null])),
     };
-    const coordinates = { entityType: change.entityType, entityId: change.entityId };
+    const coordinates = { entityType: change.entityType, entityId: change.entityId, ...(change.step ? { step: change.step } : {}) };
     const own = (byEntity.get(change.entityType) ?? []).filter((d) => d.when(facts)).map((d) => ({ type: d.type, ...coordinates, data }));
     if (change.revertOf === undefined) return own;
     return [...own, { type: REVERTED.type, ...coordinates, data: { ...data, object: after, revertedEntryId: change.revertOf } }];

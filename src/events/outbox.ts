@@ -58,17 +58,20 @@ export function outboxStatements(rows: readonly OutboxRow[], onlyEndpointId: str
   return Prisma.sql`
     event_input AS (
       SELECT * FROM unnest(${column((r) => r.id)}::text[], ${column((r) => r.type)}::text[], ${column((r) => r.entityType)}::text[],
-                           ${column((r) => r.entityId)}::text[], ${column((r) => JSON.stringify(r.data))}::text[])
-        AS i(id, type, "entityType", "entityId", data)
+                           ${column((r) => r.entityId)}::text[], ${column((r) => JSON.stringify(r.data))}::text[], ${column((r) => r.step ?? 0)}::int[])
+        AS i(id, type, "entityType", "entityId", data, step)
+    ), event_writes AS (
+      -- How many writes of each entity this statement commits: one, or more when a change is a later step.
+      SELECT "entityType" || ':' || "entityId" AS entity, max(step) + 1 AS writes FROM event_input GROUP BY 1
     ), event_sequence AS (
       INSERT INTO "EntityEventSequence" AS s (entity, last)
-      SELECT DISTINCT "entityType" || ':' || "entityId", 1 FROM event_input
-      ON CONFLICT (entity) DO UPDATE SET last = s.last + 1
+      SELECT entity, writes FROM event_writes
+      ON CONFLICT (entity) DO UPDATE SET last = s.last + EXCLUDED.last
       RETURNING entity, last
     ), event AS (
       INSERT INTO "WebhookEvent" (id, type, "entityType", "entityId", sequence, data)
-      SELECT i.id, i.type, i."entityType", i."entityId", seq.last, i.data::json
-      FROM event_input i JOIN event_sequence seq ON seq.entity = i."entityType" || ':' || i."entityId"
+      SELECT i.id, i.type, i."entityType", i."entityId", seq.last - w.writes + 1 + i.step, i.data::json
+      FROM event_input i JOIN event_sequence seq ON seq.entity = i."entityType" || ':' || i."entityId" JOIN event_writes w ON w.entity = seq.entity
       RETURNING id, type
     ), event_delivery AS (
       INSERT INTO "WebhookDelivery" (id, "eventId", "endpointId")

@@ -13,7 +13,7 @@ import type { Tool } from '../registry/define-tool.ts';
 import { parseIdempotencyKey } from '../registry/idempotency.ts';
 import { invokeTool, type InvokeDeps } from '../registry/invoke-tool.ts';
 import { insufficientScope } from '../registry/scopes.ts';
-import { findSession, notReady, viewSession } from '../services/checkout-sessions.ts';
+import { findPriced, notReady, viewSession } from '../services/checkout-sessions.ts';
 import { refundUnlessRetried } from '../services/agent-payments.ts';
 import { chargeSharedToken, isSharedPaymentToken } from '../services/payments.ts';
 import { loadSettings } from '../services/settings.ts';
@@ -121,10 +121,11 @@ export function registerAcpRoutes(app: FastifyInstance, opts: AcpRouteDeps): voi
       const request = parseBody(CompleteRequest, body);
       const owner = platformOf(req);
       const key = idempotencyKeyOf(req);
-      const row = await findSession(deps.db, owner, id(req), 'acp');
+      // The session and its prices, in one read.
+      const { row, pricing } = await findPriced(deps.db, owner, id(req), 'acp');
       const base = publicBase(config);
       // A closed session is charged nothing: only the replay of the completion that closed it can answer.
-      if (isFinal(row.status) || isExpired(row.expiresAt, new Date())) return call(req, reply, completeOperation(deps.db, null), { id: row.id, body });
+      if (isFinal(row.status) || isExpired(row.expiresAt, new Date())) return call(req, reply, completeOperation(null), { id: row.id, body });
 
       const data = request.payment_data;
       const token = data.instrument?.credential.type === 'spt' ? data.instrument.credential.token : undefined;
@@ -134,7 +135,7 @@ export function registerAcpRoutes(app: FastifyInstance, opts: AcpRouteDeps): voi
           '$.payment_data');
       }
       if (!isSharedPaymentToken(token)) throw new AcpError(400, 'invalid', 'The credential is not a SharedPaymentToken (spt_…).', '$.payment_data.instrument.credential.token');
-      const view = await viewSession(deps.db, row, base);
+      const view = await viewSession(deps.db, row, base, new Date(), pricing);
       // What the completion would refuse is answered before anything is charged (the buyer given here counts).
       const problem = notReady(view, (i) => Boolean(request.buyer) && i.path === 'buyer.email');
       if (problem) throw problem;
@@ -147,7 +148,7 @@ export function registerAcpRoutes(app: FastifyInstance, opts: AcpRouteDeps): voi
         return reply.code(200).type('application/json').send(sessionOf(view, { handlers: handlersOf(config), extraMessages: [declinedMessage(charge.message)] }));
       }
       try {
-        return await call(req, reply, completeOperation(deps.db, { intentId: charge.intentId, amount: view.totals.total }), { id: row.id, body });
+        return await call(req, reply, completeOperation({ intentId: charge.intentId, amount: view.totals.total }), { id: row.id, body });
       } catch (err) {
         // The order was not placed: the money goes back unless a retry can still use it.
         await refundUnlessRetried(config, charge.intentId, err, req.log);

@@ -20,6 +20,8 @@ export type Change = {
   meta?: unknown;
   /** Set on the entry audit.revert writes: the id of the entry it reverted. */
   revertOf?: string;
+  /** A later write of the entity in the same transaction: its events take the next sequence number (AuditedChange). */
+  step?: number;
 };
 
 /** What a read handler gets: no transaction and no audit log, because a read changes nothing. */

@@ -1,22 +1,17 @@
 // What the agentic checkout protocols share once an agent's Stripe SharedPaymentToken pays a checkout session
 // (docs/agentic-checkout.md, ACP "Payment" and UCP "Payment"): the order records the PaymentIntent, a completion that
-// fails after the payment gives it back unless a retry can still use it, and the order moves to paid once committed.
+// fails after the payment gives it back unless a retry can still use it, and the order is placed paid (placeOrderOf).
 // The charge itself is chargeSharedToken (services/payments.ts); ACP and UCP call these same functions around it.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
-import { inTransaction, type Db } from '../db/client.ts';
 import type { PaymentProvider } from '../domain/payment.ts';
 import { AppError } from '../errors.ts';
-import { eventsOf } from '../events/outbox.ts';
-import type { Change, Principal } from '../registry/define-tool.ts';
-import { recordWrite } from '../registry/idempotency.ts';
-import { lockOrder, moveLockedOrder, statusChangeEntry } from './orders.ts';
 import { refundSharedTokenCharge } from './payments.ts';
 
 /** The order records the PaymentIntent an agent's token paid (method card). */
 export const paidByToken = (intentId: string): PaymentProvider => ({
   name: 'stripe',
-  start: ({ orderId }) => ({ paymentMethod: 'card', externalId: intentId, instructions: `Order ${orderId} was paid with the agent's payment token.` }),
+  start: ({ orderId }) => ({ paymentMethod: 'card', externalId: intentId, instructions: `Order ${orderId} was paid with the agent's payment token.`, paid: true }),
 });
 
 /**
@@ -30,26 +25,4 @@ const keepsPayment = (err: unknown) => !(err instanceof AppError) || err.code ==
 export async function refundUnlessRetried(config: Config, intentId: string, err: unknown, log: Pick<FastifyBaseLogger, 'warn'>): Promise<void> {
   if (keepsPayment(err)) return;
   await refundSharedTokenCharge(config, intentId).catch((e: unknown) => log.warn({ err: e, intent: intentId }, 'refund of an agent payment failed'));
-}
-
-/**
- * The order of a paid completion moves to paid once it has committed, through changeOrderStatus like every payment
- * (the confirmation e-mail, the order.status_changed event), audited under `tool`; a replay finds it paid and changes
- * nothing, and an order no token paid (no PaymentIntent) is left as it is. The audit entry names the protocol as the
- * client address, as the protocol's own call is long answered. Answers the order's status.
- */
-export async function markTokenOrderPaid(
-  db: Db, ctx: { principal: Principal | null; config: Config }, orderId: string, by: { tool: string; protocol: 'acp' | 'ucp' },
-): Promise<string> {
-  return inTransaction(db, async (tx) => {
-    const order = await lockOrder(tx, orderId);
-    if (order.status !== 'pending_payment' || order.stripePaymentIntentId === null) return order.status;
-    const moved = await moveLockedOrder(tx, order, 'paid', { email: ctx.config.email });
-    const changes: Change[] = [statusChangeEntry(moved)];
-    await recordWrite(tx, {
-      apiKeyId: ctx.principal?.keyId ?? null, grantId: ctx.principal?.grantId ?? null, clientAddress: by.protocol, tool: by.tool, entries: changes,
-      events: eventsOf(changes), idempotency: null, outcome: { status: 200, body: { ok: true, result: null } },
-    });
-    return moved.after.status;
-  });
 }

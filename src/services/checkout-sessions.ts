@@ -18,6 +18,7 @@ import { bigintOrNull, checkoutDiscountOf, DISCOUNT_JSON, OPTION_NAMES, type AsJ
 import { placeOrderOf, type Buyer, type CheckoutSetup, type Contact, type OrderChannel } from './checkout.ts';
 import { manualPaymentProvider, type PaymentProvider } from '../domain/payment.ts';
 import { discountTerms, discountUnavailableReason, normalizeCode } from './discounts.ts';
+import type { Change } from '../registry/define-tool.ts';
 import { loadSettings, pricingSettings } from './settings.ts';
 
 /** Who a session belongs to: the platform's API key (its name is recorded on the order as the agent's). */
@@ -124,17 +125,32 @@ export async function insertSession(tx: Tx, row: CheckoutSession): Promise<void>
 /** Whole session rows from prepared statements: the columns of this build (src/db/sql-literal.ts). */
 const SESSION_COLUMNS = columnsOf(Prisma.CheckoutSessionScalarFieldEnum);
 
-/** The caller's session; another platform's is reported as missing, so session ids reveal nothing. */
-export async function findSession(db: DbClient, owner: SessionOwner, id: string, protocol: SessionProtocol): Promise<CheckoutSession> {
-  // Every read of a session starts here: a prepared statement, not Prisma's per-call query path.
-  const [row] = await queryRows<CheckoutSession>(db, Prisma.sql`SELECT ${SESSION_COLUMNS} FROM "CheckoutSession" WHERE id = ${id}`, { prepareAs: 'find_checkout_session' });
+/** The row, which must be the caller's session; another platform's is reported as missing, so session ids reveal nothing. */
+function owned<T extends CheckoutSession>(row: T | undefined, owner: SessionOwner, id: string, protocol: SessionProtocol): T {
   if (!row || row.apiKeyId !== owner.keyId || row.protocol !== protocol) throw new AppError('not_found', `No checkout session with id "${id}".`);
   return row;
 }
 
+/** The caller's session. */
+export async function findSession(db: DbClient, owner: SessionOwner, id: string, protocol: SessionProtocol): Promise<CheckoutSession> {
+  // Every read of a session starts here: a prepared statement, not Prisma's per-call query path.
+  const [row] = await queryRows<CheckoutSession>(db, Prisma.sql`SELECT ${SESSION_COLUMNS} FROM "CheckoutSession" WHERE id = ${id}`, { prepareAs: 'find_checkout_session' });
+  return owned(row, owner, id, protocol);
+}
+
+/**
+ * The caller's session with its pricing (viewSession's `read`), in one statement: what a completion checks before
+ * it charges the buyer's token, outside any transaction.
+ */
+export async function findPriced(db: DbClient, owner: SessionOwner, id: string, protocol: SessionProtocol) {
+  const [row] = await queryRows<CheckoutSession & { pricing: PricingJson }>(db, sessionPricedSql(id, false, NO_HINT), { prepareAs: 'find_checkout_session_priced' });
+  const { pricing, ...session } = owned(row, owner, id, protocol);
+  return { row: session, pricing: await pricingOf(db, pricing) };
+}
+
 /** The session, which must be the caller's and still accept changes (not completed, canceled or expired). */
-function changeable<T extends CheckoutSession>(row: T | undefined, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date): T {
-  if (!row || row.apiKeyId !== owner.keyId || row.protocol !== protocol) throw new AppError('not_found', `No checkout session with id "${id}".`);
+function changeable<T extends CheckoutSession>(found: T | undefined, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date): T {
+  const row = owned(found, owner, id, protocol);
   if (isFinal(row.status)) throw new AppError('checkout_session_closed', `Checkout session "${id}" is ${row.status} and cannot change.`);
   if (isExpired(row.expiresAt, now)) throw new AppError('checkout_session_closed', `Checkout session "${id}" expired at ${row.expiresAt.toISOString()}.`);
   return row;
@@ -151,17 +167,22 @@ async function lockChangeable(tx: Tx, owner: SessionOwner, id: string, protocol:
  * session's speed is made of, docs/performance.md): its variants, codes and the shipping rates read from the locked
  * row itself, with `also` the variants and codes a revision's body brings.
  */
-async function lockPriced(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date, also: PricingHint = { variantIds: [], codes: [] }) {
-  const [row] = await queryRows<CheckoutSession & { pricing: PricingJson }>(tx, Prisma.sql`
-    WITH s AS (SELECT ${SESSION_COLUMNS} FROM "CheckoutSession" WHERE id = ${id} FOR UPDATE)
+async function lockPriced(tx: Tx, owner: SessionOwner, id: string, protocol: SessionProtocol, now: Date, also: PricingHint = NO_HINT) {
+  const [row] = await queryRows<CheckoutSession & { pricing: PricingJson }>(tx, sessionPricedSql(id, true, also), { prepareAs: 'lock_checkout_session_priced' });
+  const { pricing, ...session } = changeable(row, owner, id, protocol, now);
+  return { row: session, pricing: await pricingOf(tx, pricing) };
+}
+
+/** A session row with its pricing json: its variants, codes and the shipping rates read from the row itself, and `also`'s. */
+const sessionPricedSql = (id: string, lock: boolean, also: PricingHint) => Prisma.sql`
+    WITH s AS (SELECT ${SESSION_COLUMNS} FROM "CheckoutSession" WHERE id = ${id}${lock ? Prisma.sql` FOR UPDATE` : Prisma.empty})
     SELECT ${columnsOf(Prisma.CheckoutSessionScalarFieldEnum, 's')}, ${pricingJson(
       Prisma.sql`(SELECT x->>'variantId' FROM jsonb_array_elements(s.lines) x UNION SELECT unnest(${also.variantIds}::text[])) AS l(id)`,
       Prisma.sql`(SELECT unnest(s."discountCodes") UNION SELECT unnest(${also.codes}::text[])) AS c(code)`, Prisma.sql`true`,
     )} AS pricing
-    FROM s`, { prepareAs: 'lock_checkout_session_priced' });
-  const { pricing, ...session } = changeable(row, owner, id, protocol, now);
-  return { row: session, pricing: await pricingOf(tx, pricing) };
-}
+    FROM s`;
+
+const NO_HINT: PricingHint = { variantIds: [], codes: [] };
 
 /** Variants and codes to price. */
 type PricingHint = { variantIds: readonly string[]; codes: readonly string[] };
@@ -520,17 +541,22 @@ export async function completeSession(
 }
 
 /**
- * The audit entry of the order a completion placed: the order as placed, with the session it came from, the stock it
- * took and `payment` (what paid it, as the protocol names it).
+ * The audit entries of the order a completion placed: the order as placed, with the session it came from, the stock
+ * it took and `payment` (what paid it, as the protocol names it); and, when the payment was taken before (an agent's
+ * token), its move to paid as the next write of the order (step 1: its order.status_changed follows order.created),
+ * committed with it. Subscribers see what they see for every payment: the order created, then paid.
  */
-export function completedOrderEntry(sessionId: string, placed: Awaited<ReturnType<typeof completeSession>>['placed'], payment?: Record<string, string>) {
-  return {
+export function completedOrderEntries(sessionId: string, placed: Awaited<ReturnType<typeof completeSession>>['placed'], payment?: Record<string, string>): Change[] {
+  const created: Change = {
     entityType: 'order', entityId: placed.order.id, before: null, after: placed.orderSnapshot,
     meta: {
       checkoutSessionId: sessionId, stockTaken: placed.taken.map((t) => ({ productId: t.productId, variantId: t.variantId, quantity: t.quantity })),
       ...(payment ? { payment } : {}),
     },
   };
+  if (!placed.paid) return [created];
+  const paid = { ...placed.orderSnapshot, status: 'paid', paidAt: placed.order.createdAt.toISOString() };
+  return [created, { entityType: 'order', entityId: placed.order.id, before: placed.orderSnapshot, after: paid, step: 1 }];
 }
 
 /**

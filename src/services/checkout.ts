@@ -118,6 +118,8 @@ export async function placeOrderOf(
   );
   const orderId = newId();
   const payment = paymentProvider.start({ orderId, totalDkk: money.totalDkk, currency: terms.currency });
+  // A payment taken before: the row is inserted paid; `order` stays the order as placed, and `paid` says it moved on.
+  const paid = payment.paid === true;
   const order = {
     id: orderId,
     userId: null,
@@ -202,17 +204,18 @@ export async function placeOrderOf(
            INSERT INTO "Order" (id, email, status, "shippingName", "shippingAddress", "shippingZip", "shippingCity", "billingName",
                                 "billingAddress", "billingZip", "billingCity", "billingCountry", "phoneNumber", "subtotalDkk", "shippingDkk",
                                 "discountDkk", "totalDkk", "vatOere", "discountCode", "isAiGenerated", "aiAgentSource", "createdAt",
-                                "updatedAt", "stripePaymentIntentId", "paymentMethod", currency, "fxRate", channel, "acpSessionId")
-           VALUES (${orderId}, ${order.email}, 'pending_payment', ${order.shippingName}, ${order.shippingAddress}, ${order.shippingZip},
+                                "updatedAt", "stripePaymentIntentId", "paymentMethod", currency, "fxRate", channel, "acpSessionId", "paidAt")
+           VALUES (${orderId}, ${order.email}, ${paid ? 'paid' : 'pending_payment'}::"OrderStatus", ${order.shippingName}, ${order.shippingAddress}, ${order.shippingZip},
                    ${order.shippingCity}, ${order.billingName}, ${order.billingAddress}, ${order.billingZip}, ${order.billingCity},
                    ${order.billingCountry}, ${order.phoneNumber}, ${order.subtotalDkk}, ${order.shippingDkk}, ${order.discountDkk},
                    ${order.totalDkk}, ${order.vatOere}, ${order.discountCode}, ${order.isAiGenerated}, ${order.aiAgentSource}, ${now}, ${now},
-                   ${order.stripePaymentIntentId}, ${order.paymentMethod}, ${order.currency}, 1, ${order.channel}, ${order.acpSessionId})),
+                   ${order.stripePaymentIntentId}, ${order.paymentMethod}, ${order.currency}, 1, ${order.channel}, ${order.acpSessionId}, ${paid ? now : null}::timestamptz)),
          placed_lines AS (
            INSERT INTO "OrderItem" (id, "orderId", "productId", "productName", "unitPriceDkk", quantity, "variantId", "variantSku", "variantAttributes")
            SELECT "itemId", ${orderId}, "productId", name, "priceDkk", quantity, "variantId", sku, attributes FROM expected),
          ${source.close(orderId, order.discountCode, holds)}` });
-  await enqueueCheckoutConfirmation(tx, email, paymentProvider.name, orderId);
+  // The confirmation goes out now for a manual payment (with how to pay) and for a payment already taken.
+  if (order.email !== '' && (paymentProvider.name === 'manual' || paid)) await enqueueCheckoutConfirmation(tx, email, orderId);
 
   return {
     order,
@@ -223,6 +226,7 @@ export async function placeOrderOf(
     })),
     discountCode: order.discountCode,
     payment: { provider: paymentProvider.name, instructions: payment.instructions },
+    paid,
     // What orders.get returns for it; items in id order (their ids were drawn in this order).
     orderSnapshot: plainJson({ ...order, items }),
   };

@@ -107,34 +107,11 @@ export type StatusChangeOptions = {
  * the buyer's e-mail written to the outbox; carrier and tracking stored with a move to shipped).
  */
 export async function changeOrderStatus(tx: Tx, orderId: string, status: OrderStatus, options: StatusChangeOptions) {
-  return moveLockedOrder(tx, await lockOrder(tx, orderId), status, options);
-}
-
-export type LockedOrder = Order & { items: OrderItem[] };
-
-const ORDER_COLUMNS = columnsOf(Prisma.OrderScalarFieldEnum);
-
-/**
- * The order with its lines, its row locked for a move: two concurrent cancels must not both return the stock. Two
- * prepared statements sent together, one round trip: every payment moves an order, and Prisma's three queries here
- * (lock, order, lines) were most of the cost of an agent payment's move to paid (docs/performance.md, "ACP sessions").
- */
-export async function lockOrder(tx: Tx, orderId: string): Promise<LockedOrder> {
-  const [orders, items] = await Promise.all([
-    queryRows<Order>(tx, Prisma.sql`SELECT ${ORDER_COLUMNS} FROM "Order" WHERE id = ${orderId} FOR UPDATE`, { prepareAs: 'lock_order' }),
-    queryRows<OrderItem>(tx, Prisma.sql`SELECT ${columnsOf(Prisma.OrderItemScalarFieldEnum)} FROM "OrderItem" WHERE "orderId" = ${orderId} ORDER BY id`, { prepareAs: 'order_lines' }),
-  ]);
-  const [order] = orders;
-  if (!order) throw new AppError('not_found', `No order with id "${orderId}".`);
-  return { ...order, items };
-}
-
-/** changeOrderStatus of an order its caller has locked (lockOrder) and looked at first. */
-export async function moveLockedOrder(tx: Tx, before: LockedOrder, status: OrderStatus, options: StatusChangeOptions) {
   const { shipment = {} } = options;
   if (status !== 'shipped' && Object.values(shipment).some((v) => v !== undefined)) {
     throw new AppError('tracking_requires_shipped', `carrier, trackingNumber and trackingUrl are stored with status "shipped" only, not "${status}".`);
   }
+  const before = await lockOrder(tx, orderId);
   const effects = assertTransition(before.status, status);
   let meta: StatusChangeMeta | undefined;
   if (effects.releaseIfNotShipped && before.shippedAt === null) {
@@ -156,17 +133,34 @@ export async function moveLockedOrder(tx: Tx, before: LockedOrder, status: Order
       "refundedAt" = CASE WHEN ${stamp}::text = 'refundedAt' THEN ${now} ELSE "refundedAt" END,
       "disputedAt" = CASE WHEN ${stamp}::text = 'disputedAt' THEN ${now} ELSE "disputedAt" END,
       "updatedAt" = ${now}
-    WHERE id = ${before.id}
+    WHERE id = ${orderId}
     RETURNING ${ORDER_COLUMNS}`, { prepareAs: 'move_order' });
   // The order as it is now: the updated row, with the lines a move does not change (not read a second time).
   const after = { ...updated, items: before.items };
   // A statement of its own, only on moves to paid or shipped with e-mail set up: the callers (the tool, Stripe's
   // webhook) do not all end in a final statement a deferred write could join.
-  await enqueueStatusEmail(tx, options.email, before.id, emailOfStatus(status, before.confirmationEmailSentAt));
+  await enqueueStatusEmail(tx, options.email, orderId, emailOfStatus(status, before.confirmationEmailSentAt));
   return { before, after, meta };
 }
 
+const ORDER_COLUMNS = columnsOf(Prisma.OrderScalarFieldEnum);
+
+/**
+ * The order with its lines, its row locked for a move: two concurrent cancels must not both return the stock. Two
+ * prepared statements sent together, one round trip, where Prisma took three queries (lock, order, lines): every
+ * payment Stripe reports and every status an operator sets moves an order (docs/performance.md, "ACP sessions").
+ */
+async function lockOrder(tx: Tx, orderId: string): Promise<Order & { items: OrderItem[] }> {
+  const [orders, items] = await Promise.all([
+    queryRows<Order>(tx, Prisma.sql`SELECT ${ORDER_COLUMNS} FROM "Order" WHERE id = ${orderId} FOR UPDATE`, { prepareAs: 'lock_order' }),
+    queryRows<OrderItem>(tx, Prisma.sql`SELECT ${columnsOf(Prisma.OrderItemScalarFieldEnum)} FROM "OrderItem" WHERE "orderId" = ${orderId} ORDER BY id`, { prepareAs: 'order_lines' }),
+  ]);
+  const [order] = orders;
+  if (!order) throw new AppError('not_found', `No order with id "${orderId}".`);
+  return { ...order, items };
+}
+
 /** The audit entry of a move (changeOrderStatus): the order before and after, and what the move gave back. */
-export function statusChangeEntry({ before, after, meta }: Awaited<ReturnType<typeof moveLockedOrder>>) {
+export function statusChangeEntry({ before, after, meta }: Awaited<ReturnType<typeof changeOrderStatus>>) {
   return { entityType: 'order', entityId: after.id, before: plainJson(before), after: plainJson(after), ...(meta ? { meta } : {}) };
 }

@@ -5,7 +5,7 @@ import type { Cart } from '../generated/prisma/client.ts';
 import { recordWrite, type AuditRow } from '../registry/idempotency.ts';
 import { addCartLine, cartLines, cartSnapshot, cartView, lockOpenCart, setCartLine, type CartLine } from './carts.ts';
 import { placeOrder, type CheckoutSetup, type Contact } from './checkout.ts';
-import { addBuyerEmail, completedOrderEntry, completeSession, notPayableByBuyer, sessionSnapshot, viewSession, type SessionView } from './checkout-sessions.ts';
+import { addBuyerEmail, completedOrderEntries, completeSession, notPayableByBuyer, sessionSnapshot, viewSession, type SessionView } from './checkout-sessions.ts';
 import { normalizeCode, usableDiscount } from './discounts.ts';
 
 // The storefront's cart and checkout (docs/storefront.md, "Buying on the storefront"): the same cart, pricing, stock
@@ -168,7 +168,7 @@ export function completeProtocolSession(db: Db, who: WebWrite, sessionId: string
     const unpayable = notPayableByBuyer(view);
     if (unpayable) throw unpayable;
     if (view.totals.total !== expectedTotal) throw new PriceChanged(`the order totals ${view.totals.total}, the page showed ${expectedTotal}`);
-    audit(completedOrderEntry(sessionId, placed));
+    for (const entry of completedOrderEntries(sessionId, placed)) audit(entry);
     audit({ entityType: 'checkout_session', entityId: sessionId, before: sessionSnapshot(before), after: sessionSnapshot(after), meta: { orderId: placed.order.id } });
     return placed;
   });

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { checkProfileUrl, platformOf, type PlatformFacts } from '../protocols/ucp/platform.ts';
-import { continueUrlOf, paidInstrument, paymentHandlers, settleAfterCommit, takePayment } from '../protocols/ucp/payment.ts';
+import { continueUrlOf, paidInstrument, paymentHandlers, takePayment } from '../protocols/ucp/payment.ts';
+import { manualPaymentProvider } from '../domain/payment.ts';
 import {
   changesOf, checkoutOf, chosenInstrument, CheckoutRequest, CompleteRequest, orderOf, OrderUpdateRequest, recordUpdate, selectsUnsentDestination, storedRecord, withSavedIds, type OrderFacts, type OrderRecord, type RecordedEvent,
 } from '../protocols/ucp/wire.ts';
@@ -13,7 +14,7 @@ import { defineTool, type ReadContext, type Tool, type WriteContext } from '../r
 import { describeIssues } from '../registry/invoke-tool.ts';
 import { problemOfIssues } from '../schemas/domain-issue.ts';
 import {
-  cancelSession, completedOrderEntry, completeSession, escalateSession, findSession, insertSession, newSession, reviseSession, sessionFulfillment, sessionSnapshot, storeRevision, viewSession,
+  cancelSession, completedOrderEntries, completeSession, escalateSession, findSession, insertSession, newSession, reviseSession, sessionFulfillment, sessionSnapshot, storeRevision, viewSession,
   type SessionOwner, type SessionView,
 } from '../services/checkout-sessions.ts';
 import { changeOrderStatus, loadOrder, statusChangeEntry, type Shipment } from '../services/orders.ts';
@@ -202,18 +203,20 @@ export const ucpTools: readonly Tool[] = [
         audited(ctx, before, after, { escalated: payment.reason });
         return rendered(ctx, after);
       }
-      const { before, after, placed, view } = await completeSession(ctx.db, owner, id, 'ucp', base, new Date(), payment.provider);
+      // A payment taken by the Stripe handler places the order paid, with the buyer's confirmation; the test
+      // handler's order awaits its payment as a manual one does, with no e-mail.
+      const email = payment.provider === manualPaymentProvider ? undefined : ctx.config.email;
+      const { before, after, placed, view } = await completeSession(ctx.db, owner, id, 'ucp', base, new Date(), payment.provider, email);
       // What was charged is what the order costs; a price that changed in between fails the completion (refunded).
       if (payment.charged && payment.charged.amount !== view.totals.total) {
         throw new AppError('conflict', `The total changed to ${view.totals.total} while the payment of ${payment.charged.amount} was taken; it is refunded. Complete again.`);
       }
-      ctx.audit(completedOrderEntry(id, placed, { handler: payment.handler, reference: payment.reference }));
+      for (const entry of completedOrderEntries(id, placed, { handler: payment.handler, reference: payment.reference })) ctx.audit(entry);
       audited(ctx, before, after, { orderId: placed.order.id });
       // The order's statement is still to run (it joins the write's last statement): rendered from what it will hold.
       const completed = checkoutOf(view, { handlers: paymentHandlers(ctx.config), orderUrl: (o) => orderUrlOf(base, o), continueUrl: '' });
       return { ...completed, payment: { instruments: [paidInstrument(payment.instrument)] } };
     },
-    completeAfterCommit: settleAfterCommit,
   }),
   defineTool({
     name: 'cancel_checkout',

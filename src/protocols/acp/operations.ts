@@ -4,14 +4,13 @@
 // registry: ACP has no MCP binding, so they are never listed to agents.
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
-import type { Db } from '../../db/client.ts';
 import { AppError } from '../../errors.ts';
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
 import { defineTool, type ReadContext, type Tool, type WriteContext } from '../../registry/define-tool.ts';
 import {
-  cancelSession, completedOrderEntry, completeSession, findSession, insertSession, newSession, sessionSnapshot, reviseSession, storeRevision, viewSession, type SessionOwner, type SessionView,
+  cancelSession, completedOrderEntries, completeSession, findSession, insertSession, newSession, sessionSnapshot, reviseSession, storeRevision, viewSession, type SessionOwner, type SessionView,
 } from '../../services/checkout-sessions.ts';
-import { markTokenOrderPaid, paidByToken } from '../../services/agent-payments.ts';
+import { paidByToken } from '../../services/agent-payments.ts';
 import { changesOf, CompleteRequest, CreateRequest, sessionOf, stripeHandler, UpdateRequest, type Handler } from './wire.ts';
 
 /** The public origin the protocol objects link to (PUBLIC_BASE_URL, else the listener's own address). */
@@ -61,11 +60,6 @@ const SESSION_ERRORS = ['not_found', 'checkout_session_closed', 'discount_unavai
 /** What every ACP write declares besides its input, errors and handler. */
 const write = (name: string, title: string, description: string, audited: readonly string[] = ['checkout_session']) =>
   ({ name, title, description, scope: 'checkout:agent', audit: { appendOnly: audited } }) as const;
-
-const orderOfResult = (result: Record<string, unknown>) => {
-  const order = result.order;
-  return order !== null && typeof order === 'object' && 'id' in order && typeof order.id === 'string' ? { ...order, id: order.id } : null;
-};
 
 export const acpOperations = {
   create: defineTool({
@@ -132,7 +126,7 @@ export const acpOperations = {
  * replay of the completion that closed it answers then). The payment is not part of the tool's input, so the
  * Idempotency-Key fingerprint is the platform's body alone.
  */
-export const completeOperation = (db: Db, payment: { intentId: string; amount: number } | null): Tool => defineTool({
+export const completeOperation = (payment: { intentId: string; amount: number } | null): Tool => defineTool({
     ...write('acp.complete_checkout_session', 'Complete an ACP checkout session', 'ACP: places the order the agent’s payment (a Stripe PaymentIntent, charged before) paid for.', ['checkout_session', 'order']),
     kind: 'write',
     errors: [...SESSION_ERRORS, 'checkout_session_incomplete', 'out_of_stock', 'conflict'],
@@ -148,18 +142,13 @@ export const completeOperation = (db: Db, payment: { intentId: string; amount: n
         audited(ctx, before, after);
       }
       const base = publicBase(ctx.config);
-      const { before, after, placed, view } = await completeSession(ctx.db, owner, id, 'acp', base, new Date(), paidByToken(payment.intentId));
+      const { before, after, placed, view } = await completeSession(ctx.db, owner, id, 'acp', base, new Date(), paidByToken(payment.intentId), ctx.config.email);
       // What was charged is what the order costs; a price that changed in between fails the completion (refunded).
       if (view.totals.total !== payment.amount) {
         throw new AppError('conflict', `The total changed to ${view.totals.total} while the payment of ${payment.amount} was taken; it is refunded. Complete again.`);
       }
-      ctx.audit(completedOrderEntry(id, placed, { stripePaymentIntentId: payment.intentId }));
+      for (const entry of completedOrderEntries(id, placed, { stripePaymentIntentId: payment.intentId })) ctx.audit(entry);
       audited(ctx, before, after, { orderId: placed.order.id });
-      return sessionOf(view, { handlers: handlersOf(ctx.config), order: { id: placed.order.id, permalinkUrl: permalinkOf(base, id), status: orderStatusOf('pending_payment') } });
-    },
-    async completeAfterCommit(result, ctx) {
-      const order = orderOfResult(result);
-      if (!order) return result;
-      return { ...result, order: { ...order, status: orderStatusOf(await markTokenOrderPaid(db, ctx, order.id, { tool: 'acp.complete_checkout_session', protocol: 'acp' })) } };
+      return sessionOf(view, { handlers: handlersOf(ctx.config), order: { id: placed.order.id, permalinkUrl: permalinkOf(base, id), status: orderStatusOf('paid') } });
     },
   });

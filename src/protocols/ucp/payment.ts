@@ -7,9 +7,9 @@ import type { Config } from '../../config.ts';
 import type { PendingPayment } from '../../domain/checkout-session.ts';
 import { manualPaymentProvider, type PaymentProvider } from '../../domain/payment.ts';
 import { AppError } from '../../errors.ts';
-import type { AfterCommitContext, WriteContext } from '../../registry/define-tool.ts';
-import { markTokenOrderPaid, paidByToken, refundUnlessRetried } from '../../services/agent-payments.ts';
-import { findSession, notReady, viewSession, type SessionOwner, type SessionView } from '../../services/checkout-sessions.ts';
+import type { WriteContext } from '../../registry/define-tool.ts';
+import { paidByToken, refundUnlessRetried } from '../../services/agent-payments.ts';
+import { findPriced, notReady, viewSession, type SessionOwner, type SessionView } from '../../services/checkout-sessions.ts';
 import { chargeSharedToken, isSharedPaymentToken, sharedTokenChargeNow } from '../../services/payments.ts';
 import { checkoutSessionLink, shopSigner } from '../../storefront/shopper.ts';
 import { UCP_VERSION, type HandlerRegistry, type PaymentInstrument } from './wire.ts';
@@ -85,7 +85,8 @@ export async function takePayment(ctx: WriteContext, owner: SessionOwner, id: st
   if (instrument.credential?.type !== 'spt' || !isSharedPaymentToken(token)) {
     throw new AppError('payment_declined', 'The payment was declined: the Stripe handler takes a Stripe SharedPaymentToken (credential type "spt", token spt_…).');
   }
-  const view = await viewSession(ctx.db, await findSession(ctx.db, owner, id, 'ucp'), base);
+  const { row, pricing } = await findPriced(ctx.db, owner, id, 'ucp');
+  const view = await viewSession(ctx.db, row, base, new Date(), pricing);
   if (view.status === 'completed' || view.status === 'canceled') throw new AppError('checkout_session_closed', `Checkout session "${id}" is ${view.status} and cannot change.`);
   const problem = notReady(view);
   if (problem) throw problem;
@@ -121,17 +122,3 @@ export const paidInstrument = (i: PaymentInstrument) => {
   const { credential: _credential, ...shown } = i;
   return { ...shown, selected: true };
 };
-
-/**
- * After a completion paid by the Stripe handler has committed, its order moves to paid (the confirmation e-mail, the
- * order.status_changed event); orders of other handlers stay as placed. Runs again on every replay (it is idempotent).
- */
-export async function settleAfterCommit(result: Record<string, unknown>, ctx: AfterCommitContext): Promise<Record<string, unknown>> {
-  const order = result.order;
-  const payment = result.payment;
-  const instruments = payment !== null && typeof payment === 'object' && 'instruments' in payment && Array.isArray(payment.instruments) ? payment.instruments : [];
-  const byStripe = instruments.some((i: unknown) => i !== null && typeof i === 'object' && 'handler_id' in i && i.handler_id === STRIPE_HANDLER.id);
-  if (!byStripe || order === null || typeof order !== 'object' || !('id' in order) || typeof order.id !== 'string') return result;
-  await markTokenOrderPaid(ctx.db, ctx, order.id, { tool: 'complete_checkout', protocol: 'ucp' });
-  return result;
-}
