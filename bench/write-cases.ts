@@ -173,7 +173,7 @@ export const ucpSessionFlow = (variants: readonly string[], label: string, units
 
 /**
  * ACP (2026-04-17): created with the buyer's address and e-mail (its cheapest option is chosen for it), completed
- * with a SharedPaymentToken the fake Stripe API charges; the order then moves to paid, as every ACP completion's does.
+ * with a SharedPaymentToken the fake Stripe API charges; the order is placed paid, as every ACP completion's is.
  */
 const ACP: SessionProtocolDef = {
   headers: { 'api-version': '2026-04-17' },
