@@ -124,6 +124,7 @@ export async function insertSession(tx: Tx, row: CheckoutSession): Promise<void>
 
 /** Whole session rows from prepared statements: the columns of this build (src/db/sql-literal.ts). */
 const SESSION_COLUMNS = columnsOf(Prisma.CheckoutSessionScalarFieldEnum);
+const SESSION_COLUMNS_OF_S = columnsOf(Prisma.CheckoutSessionScalarFieldEnum, 's');
 
 /** The row, which must be the caller's session; another platform's is reported as missing, so session ids reveal nothing. */
 function owned<T extends CheckoutSession>(row: T | undefined, owner: SessionOwner, id: string, protocol: SessionProtocol): T {
@@ -176,7 +177,7 @@ async function lockPriced(tx: Tx, owner: SessionOwner, id: string, protocol: Ses
 /** A session row with its pricing json: its variants, codes and the shipping rates read from the row itself, and `also`'s. */
 const sessionPricedSql = (id: string, lock: boolean, also: PricingHint) => Prisma.sql`
     WITH s AS (SELECT ${SESSION_COLUMNS} FROM "CheckoutSession" WHERE id = ${id}${lock ? Prisma.sql` FOR UPDATE` : Prisma.empty})
-    SELECT ${columnsOf(Prisma.CheckoutSessionScalarFieldEnum, 's')}, ${pricingJson(
+    SELECT ${SESSION_COLUMNS_OF_S}, ${pricingJson(
       Prisma.sql`(SELECT x->>'variantId' FROM jsonb_array_elements(s.lines) x UNION SELECT unnest(${also.variantIds}::text[])) AS l(id)`,
       Prisma.sql`(SELECT unnest(s."discountCodes") UNION SELECT unnest(${also.codes}::text[])) AS c(code)`, Prisma.sql`true`,
     )} AS pricing
@@ -554,9 +555,8 @@ export function completedOrderEntries(sessionId: string, placed: Awaited<ReturnT
       ...(payment ? { payment } : {}),
     },
   };
-  if (!placed.paid) return [created];
-  const paid = { ...placed.orderSnapshot, status: 'paid', paidAt: placed.order.createdAt.toISOString() };
-  return [created, { entityType: 'order', entityId: placed.order.id, before: placed.orderSnapshot, after: paid, step: 1 }];
+  if (!placed.paidSnapshot) return [created];
+  return [created, { entityType: 'order', entityId: placed.order.id, before: placed.orderSnapshot, after: placed.paidSnapshot, step: 1 }];
 }
 
 /**

@@ -118,8 +118,8 @@ export async function placeOrderOf(
   );
   const orderId = newId();
   const payment = paymentProvider.start({ orderId, totalDkk: money.totalDkk, currency: terms.currency });
-  // A payment taken before: the row is inserted paid; `order` stays the order as placed, and `paid` says it moved on.
-  const paid = payment.paid === true;
+  // A payment taken before: the row is inserted paid (paidSnapshot below); `order` stays the order as placed.
+  const paidAt = payment.paid ? now : null;
   const order = {
     id: orderId,
     userId: null,
@@ -205,17 +205,17 @@ export async function placeOrderOf(
                                 "billingAddress", "billingZip", "billingCity", "billingCountry", "phoneNumber", "subtotalDkk", "shippingDkk",
                                 "discountDkk", "totalDkk", "vatOere", "discountCode", "isAiGenerated", "aiAgentSource", "createdAt",
                                 "updatedAt", "stripePaymentIntentId", "paymentMethod", currency, "fxRate", channel, "acpSessionId", "paidAt")
-           VALUES (${orderId}, ${order.email}, ${paid ? 'paid' : 'pending_payment'}::"OrderStatus", ${order.shippingName}, ${order.shippingAddress}, ${order.shippingZip},
+           VALUES (${orderId}, ${order.email}, ${paidAt ? 'paid' : 'pending_payment'}::"OrderStatus", ${order.shippingName}, ${order.shippingAddress}, ${order.shippingZip},
                    ${order.shippingCity}, ${order.billingName}, ${order.billingAddress}, ${order.billingZip}, ${order.billingCity},
                    ${order.billingCountry}, ${order.phoneNumber}, ${order.subtotalDkk}, ${order.shippingDkk}, ${order.discountDkk},
                    ${order.totalDkk}, ${order.vatOere}, ${order.discountCode}, ${order.isAiGenerated}, ${order.aiAgentSource}, ${now}, ${now},
-                   ${order.stripePaymentIntentId}, ${order.paymentMethod}, ${order.currency}, 1, ${order.channel}, ${order.acpSessionId}, ${paid ? now : null}::timestamptz)),
+                   ${order.stripePaymentIntentId}, ${order.paymentMethod}, ${order.currency}, 1, ${order.channel}, ${order.acpSessionId}, ${paidAt}::timestamptz)),
          placed_lines AS (
            INSERT INTO "OrderItem" (id, "orderId", "productId", "productName", "unitPriceDkk", quantity, "variantId", "variantSku", "variantAttributes")
            SELECT "itemId", ${orderId}, "productId", name, "priceDkk", quantity, "variantId", sku, attributes FROM expected),
          ${source.close(orderId, order.discountCode, holds)}` });
   // The confirmation goes out now for a manual payment (with how to pay) and for a payment already taken.
-  if (order.email !== '' && (paymentProvider.name === 'manual' || paid)) await enqueueCheckoutConfirmation(tx, email, orderId);
+  if (order.email !== '' && (paymentProvider.name === 'manual' || paidAt)) await enqueueCheckoutConfirmation(tx, email, orderId);
 
   return {
     order,
@@ -226,8 +226,9 @@ export async function placeOrderOf(
     })),
     discountCode: order.discountCode,
     payment: { provider: paymentProvider.name, instructions: payment.instructions },
-    paid,
     // What orders.get returns for it; items in id order (their ids were drawn in this order).
     orderSnapshot: plainJson({ ...order, items }),
+    // The order as the row is stored when the payment was taken before: its move to paid, committed with it.
+    paidSnapshot: paidAt && plainJson({ ...order, items, status: 'paid', paidAt }),
   };
 }

@@ -102,6 +102,10 @@ export type StatusChangeOptions = {
   shipment?: Shipment;
 };
 
+/** Whole order and order-line rows from prepared statements: the columns of this build (src/db/sql-literal.ts). */
+const ORDER_COLUMNS = columnsOf(Prisma.OrderScalarFieldEnum);
+const ORDER_LINE_COLUMNS = columnsOf(Prisma.OrderItemScalarFieldEnum);
+
 /**
  * Moves an order along a legal transition and applies its effects (timestamps; stock and discount use given back;
  * the buyer's e-mail written to the outbox; carrier and tracking stored with a move to shipped).
@@ -143,8 +147,6 @@ export async function changeOrderStatus(tx: Tx, orderId: string, status: OrderSt
   return { before, after, meta };
 }
 
-const ORDER_COLUMNS = columnsOf(Prisma.OrderScalarFieldEnum);
-
 /**
  * The order with its lines, its row locked for a move: two concurrent cancels must not both return the stock. Two
  * prepared statements sent together, one round trip, where Prisma took three queries (lock, order, lines): every
@@ -153,7 +155,7 @@ const ORDER_COLUMNS = columnsOf(Prisma.OrderScalarFieldEnum);
 async function lockOrder(tx: Tx, orderId: string): Promise<Order & { items: OrderItem[] }> {
   const [orders, items] = await Promise.all([
     queryRows<Order>(tx, Prisma.sql`SELECT ${ORDER_COLUMNS} FROM "Order" WHERE id = ${orderId} FOR UPDATE`, { prepareAs: 'lock_order' }),
-    queryRows<OrderItem>(tx, Prisma.sql`SELECT ${columnsOf(Prisma.OrderItemScalarFieldEnum)} FROM "OrderItem" WHERE "orderId" = ${orderId} ORDER BY id`, { prepareAs: 'order_lines' }),
+    queryRows<OrderItem>(tx, Prisma.sql`SELECT ${ORDER_LINE_COLUMNS} FROM "OrderItem" WHERE "orderId" = ${orderId} ORDER BY id`, { prepareAs: 'order_lines' }),
   ]);
   const [order] = orders;
   if (!order) throw new AppError('not_found', `No order with id "${orderId}".`);
