@@ -498,7 +498,7 @@ async function callAndCheck(tool: Tool, valid: (input: unknown) => boolean, sent
     expect(problemCodesOf(tool).has(code), `${label}: ${String(code)} is not declared by ${tool.name}`).toBe(true);
     expect(body.status, label).toBe(PROBLEMS[code].status);
     expect(res.statusCode, label).toBe(PROBLEMS[code].status);
-    assertNothingInternal(res.body);
+    assertNothingInternal(res.body, [payload, header ?? '']);
     expect(after, `${label}: a failed call (${String(code)}) changed the database`).toEqual(before);
     return;
   }

@@ -27,14 +27,18 @@ export function expectProblem(res: LightMyRequestResponse, status: number, code?
   return body;
 }
 
-/** No stack trace, SQL, driver text or file path in a response body. */
-export function assertNothingInternal(text: string): void {
-  expect(text).not.toMatch(/\bat .+:\d+:\d+/); // stack frame
-  expect(text).not.toMatch(/\/(work|home|usr|tmp|src)\/|node_modules|\.ts\b|\.js\b/);
-  expect(text).not.toMatch(/\b(SELECT|INSERT INTO|UPDATE\s+"|DELETE FROM)\b/);
-  expect(text).not.toMatch(/prisma|DriverAdapter|ECONNREFUSED|ECONNRESET/i);
+/**
+ * No stack trace, SQL, driver text or file path in a response body. `echoed`: what the caller sent, which an error
+ * may quote back (a host that does not resolve, say "x.js"): a word of the body found in it is the caller's, not ours.
+ */
+export function assertNothingInternal(text: string, echoed: readonly string[] = []): void {
+  const ours = text.replace(/[^\s"'\\]{3,}/g, (word) => (echoed.some((e) => e.includes(word.replace(/[.,;:]+$/, ''))) ? '' : word));
+  expect(ours).not.toMatch(/\bat .+:\d+:\d+/); // stack frame
+  expect(ours).not.toMatch(/\/(work|home|usr|tmp|src)\/|node_modules|\.ts\b|\.js\b/);
+  expect(ours).not.toMatch(/\b(SELECT|INSERT INTO|UPDATE\s+"|DELETE FROM)\b/);
+  expect(ours).not.toMatch(/prisma|DriverAdapter|ECONNREFUSED|ECONNRESET/i);
   // Case-sensitive: a Prisma error code (P2002 …) or an error class name; cuids may contain "p2001" in lower case.
-  expect(text).not.toMatch(/\bP\d{4}\b|\b\w*Error\b:|\bpg_[a-z_]+\(|\binvocation\b/);
+  expect(ours).not.toMatch(/\bP\d{4}\b|\b\w*Error\b:|\bpg_[a-z_]+\(|\binvocation\b/);
 }
 
 /** The confirm values that are not the literal true: each is 422 confirmation_required (docs/agent-safety.md). */
